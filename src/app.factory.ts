@@ -1,0 +1,62 @@
+import { INestApplication, Logger as NestLogger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { json } from 'express';
+import type { NextFunction, Request, Response } from 'express';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module';
+import { SECURITY } from './common/auth/auth.decorator';
+import { sendError } from './common/errors/app-exception.filter';
+import { createValidationPipe } from './common/errors/validation';
+import { requestIdMiddleware } from './common/http/request-id';
+import type { AppConfig } from './config/config.schema';
+import { Metrics } from './ops/metrics';
+
+export const BODY_LIMIT_BYTES = 256 * 1024;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+export const VERSION: string = (require('../package.json') as { version: string }).version;
+
+/** Builds the application exactly as production runs it; main.ts and the e2e tests both use this. */
+export async function createApp(config: AppConfig, opts: { logs?: boolean } = {}): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+    bodyParser: false,
+    bufferLogs: true,
+    logger: opts.logs === false ? false : undefined,
+  });
+  if (opts.logs !== false) app.useLogger(app.get(Logger));
+  app.set('trust proxy', true);
+  app.disable('x-powered-by');
+
+  const errorLogger = new NestLogger('Errors');
+  const parseJson = json({ limit: BODY_LIMIT_BYTES });
+  app.use(requestIdMiddleware);
+  app.use(app.get(Metrics).middleware());
+  // body-parser errors (too large, bad JSON) happen before Nest: answer them in the contract's shape here
+  app.use((req: Request, res: Response, next: NextFunction) =>
+    parseJson(req, res, (err?: unknown) => (err ? sendError(err, req, res, errorLogger) : next())),
+  );
+  app.useGlobalPipes(createValidationPipe());
+  app.enableShutdownHooks();
+  setupOpenApi(app, config);
+  return app;
+}
+
+export function setupOpenApi(app: INestApplication, config: AppConfig): void {
+  const doc = new DocumentBuilder()
+    .setTitle('chat-service')
+    .setDescription(
+      'Hosted real-time chat back end. Backends call it with a workspace key pair (Bearer pk_…:sk_… or Basic); ' +
+        "end users' apps call it with short-lived HS256 user JWTs. Errors always have the shape " +
+        '{"error": {"code", "message", "details"?, "request_id"}}.',
+    )
+    .setVersion(VERSION)
+    .addServer(config.baseUrl)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Workspace key pair: `Bearer pk_…:sk_…`' }, SECURITY.workspaceKey)
+    .addBasicAuth({ type: 'http', scheme: 'basic', description: 'Workspace key pair as HTTP Basic (pk_… / sk_…)' }, SECURITY.workspaceBasic)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'User JWT (HS256, kid = api key)' }, SECURITY.userJwt)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Operator token (SERVICE_ADMIN_TOKEN)' }, SECURITY.adminToken)
+    .build();
+  const document = SwaggerModule.createDocument(app, doc);
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', customSiteTitle: 'chat-service API' });
+}

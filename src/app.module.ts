@@ -1,0 +1,77 @@
+import { DynamicModule, Module, Type } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { LoggerModule } from 'nestjs-pino';
+import type { IncomingMessage } from 'http';
+import { AuthGuard } from './common/auth/auth.guard';
+import { AppExceptionFilter } from './common/errors/app-exception.filter';
+import { ConfigModule } from './config/config.module';
+import type { AppConfig } from './config/config.schema';
+import { EventsModule } from './events/events.module';
+import { DatabaseModule } from './infra/database/database.module';
+import { RateLimitModule } from './infra/rate-limit/rate-limit.module';
+import { RedisModule } from './infra/redis/redis.module';
+import { SecretsModule } from './infra/secrets/secrets.module';
+import { OpsModule } from './ops/ops.module';
+import { UsersModule } from './users/users.module';
+import { WorkspacesModule } from './workspaces/workspaces.module';
+
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-service-signature"]',
+  'res.headers["set-cookie"]',
+  '*.api_secret',
+  '*.apiSecret',
+  '*.signing_secret',
+  '*.token',
+  '*.password',
+  '*.secret',
+];
+
+function stripTokenFromUrl(url: string | undefined): string | undefined {
+  return url?.replace(/([?&](?:token|sig|signature)=)[^&]*/gi, '$1[Redacted]');
+}
+
+/** Composes the feature modules; SERVICE_ROLE=worker leaves out the public API. */
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    const api: Type[] = config.SERVICE_ROLE === 'worker' ? [] : [UsersModule];
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggerModule.forRoot({
+          pinoHttp: {
+            level: config.LOG_LEVEL,
+            genReqId: (req: IncomingMessage) => (req as IncomingMessage & { id?: string }).id ?? '-',
+            redact: { paths: REDACTED_PATHS, censor: '[Redacted]' },
+            customProps: (req: IncomingMessage) => ({ request_id: (req as IncomingMessage & { id?: string }).id }),
+            serializers: {
+              req: (req: { id?: string; method?: string; url?: string; headers?: Record<string, unknown> }) => ({
+                id: req.id,
+                method: req.method,
+                url: stripTokenFromUrl(req.url),
+                headers: req.headers,
+              }),
+            },
+            customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+            autoLogging: { ignore: (req) => ['/healthz', '/readyz', '/metrics'].includes(req.url ?? '') },
+          },
+        }),
+        DatabaseModule,
+        SecretsModule,
+        RedisModule,
+        RateLimitModule,
+        EventsModule,
+        OpsModule,
+        WorkspacesModule,
+        ...api,
+      ],
+      providers: [
+        { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_FILTER, useClass: AppExceptionFilter },
+      ],
+    };
+  }
+}

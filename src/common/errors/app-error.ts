@@ -1,0 +1,119 @@
+/** Error codes of CONTRACT §2 and SPEC.md's error table. Domain code throws these; one filter maps them to HTTP. */
+export type ErrorCode =
+  | 'VALIDATION_ERROR'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_A_MEMBER'
+  | 'NOT_AUTHOR'
+  | 'MUTED'
+  | 'NOT_FOUND'
+  | 'LAST_ADMIN'
+  | 'MESSAGE_TOO_LARGE'
+  | 'ATTACHMENT_TOO_LARGE'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'EDIT_WINDOW_EXPIRED'
+  | 'UNSEND_WINDOW_EXPIRED'
+  | 'MESSAGE_REJECTED'
+  | 'MESSAGE_DELETED'
+  | 'RATE_LIMITED'
+  | 'INTERNAL'
+  | 'UNAVAILABLE';
+
+export interface ErrorDetail {
+  field: string;
+  message: string;
+}
+
+const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
+  VALIDATION_ERROR: 'The request is invalid',
+  UNAUTHORIZED: 'Missing or invalid credentials',
+  FORBIDDEN: 'You are not allowed to do this',
+  NOT_A_MEMBER: 'You are not a member of this channel',
+  NOT_AUTHOR: 'Only the author can do this',
+  MUTED: 'You are muted',
+  NOT_FOUND: 'Not found',
+  LAST_ADMIN: 'The last admin of a group cannot be demoted',
+  MESSAGE_TOO_LARGE: 'The message is too large',
+  ATTACHMENT_TOO_LARGE: 'The attachment is too large',
+  PAYLOAD_TOO_LARGE: 'The request body is too large',
+  UNSUPPORTED_MEDIA_TYPE: 'This attachment type is not allowed',
+  EDIT_WINDOW_EXPIRED: 'The edit window has expired',
+  UNSEND_WINDOW_EXPIRED: 'The unsend window has expired',
+  MESSAGE_REJECTED: 'The message was rejected by moderation',
+  MESSAGE_DELETED: 'The message has been deleted',
+  RATE_LIMITED: 'Too many requests',
+  INTERNAL: 'Internal error',
+  UNAVAILABLE: 'A dependency is unavailable, try again shortly',
+};
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    readonly details?: ErrorDetail[],
+    /** Seconds, for RATE_LIMITED and UNAVAILABLE (Retry-After). */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message ?? DEFAULT_MESSAGES[code]);
+    this.name = 'AppError';
+  }
+
+  static validation(field: string, message: string): AppError {
+    return new AppError('VALIDATION_ERROR', `${field}: ${message}`, [{ field, message }]);
+  }
+
+  static notFound(what: string): AppError {
+    return new AppError('NOT_FOUND', `${what} not found`);
+  }
+}
+
+export function httpStatusOf(code: ErrorCode): number {
+  switch (code) {
+    case 'VALIDATION_ERROR':
+      return 400;
+    case 'UNAUTHORIZED':
+      return 401;
+    case 'FORBIDDEN':
+    case 'NOT_A_MEMBER':
+    case 'NOT_AUTHOR':
+    case 'MUTED':
+      return 403;
+    case 'NOT_FOUND':
+      return 404;
+    case 'LAST_ADMIN':
+      return 409;
+    case 'MESSAGE_TOO_LARGE':
+    case 'ATTACHMENT_TOO_LARGE':
+    case 'PAYLOAD_TOO_LARGE':
+      return 413;
+    case 'UNSUPPORTED_MEDIA_TYPE':
+      return 415;
+    case 'EDIT_WINDOW_EXPIRED':
+    case 'UNSEND_WINDOW_EXPIRED':
+    case 'MESSAGE_REJECTED':
+    case 'MESSAGE_DELETED':
+      return 422;
+    case 'RATE_LIMITED':
+      return 429;
+    case 'INTERNAL':
+      return 500;
+    case 'UNAVAILABLE':
+      return 503;
+  }
+}
+
+/** The inner object of the contract's error body; also the `error` of a socket acknowledgement. */
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  details?: ErrorDetail[];
+  request_id?: string;
+}
+
+export function errorBody(err: AppError, requestId?: string): { error: ErrorBody } {
+  const body: ErrorBody = { code: err.code, message: err.message };
+  if (err.details?.length) body.details = err.details;
+  if (requestId) body.request_id = requestId;
+  return { error: body };
+}

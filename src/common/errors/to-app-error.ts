@@ -1,0 +1,45 @@
+import { HttpException } from '@nestjs/common';
+import { AppError, ErrorCode } from './app-error';
+
+/** Driver and framework errors that mean "a dependency is down", not "a bug". */
+const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
+
+/** Maps anything thrown to an AppError; returns the original cause separately for logging. */
+export function toAppError(err: unknown): { error: AppError; unexpected: boolean } {
+  if (err instanceof AppError) return { error: err, unexpected: false };
+  if (err instanceof HttpException) {
+    const status = err.getStatus();
+    const code: ErrorCode =
+      status === 404
+        ? 'NOT_FOUND'
+        : status === 413
+          ? 'PAYLOAD_TOO_LARGE'
+          : status === 401
+            ? 'UNAUTHORIZED'
+            : status === 403
+              ? 'FORBIDDEN'
+              : status === 415
+                ? 'UNSUPPORTED_MEDIA_TYPE'
+                : status >= 500
+                  ? 'INTERNAL'
+                  : 'VALIDATION_ERROR';
+    const message = code === 'NOT_FOUND' ? 'No such route' : code === 'INTERNAL' ? undefined : err.message;
+    return { error: new AppError(code, message), unexpected: status >= 500 };
+  }
+  const e = err as { code?: unknown; type?: unknown; status?: unknown };
+  if (typeof e?.code === 'string' && UNAVAILABLE_ERRNOS.has(e.code)) {
+    return { error: new AppError('UNAVAILABLE', undefined, undefined, 5), unexpected: true };
+  }
+  // body-parser errors (raised before Nest sees the request)
+  if (e?.type === 'entity.too.large') return { error: new AppError('PAYLOAD_TOO_LARGE'), unexpected: false };
+  if (e?.type === 'entity.parse.failed') {
+    return { error: new AppError('VALIDATION_ERROR', 'The body is not valid JSON'), unexpected: false };
+  }
+  if (typeof e?.type === 'string' && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+    return {
+      error: new AppError(e.status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'VALIDATION_ERROR', 'The body could not be read'),
+      unexpected: false,
+    };
+  }
+  return { error: new AppError('INTERNAL'), unexpected: true };
+}

@@ -1,0 +1,32 @@
+import { AppError } from './errors/app-error';
+
+/** Opaque keyset cursors: base64url JSON of the sort key of the last item of a page. */
+export function encodeCursor(parts: (string | number)[]): string {
+  return Buffer.from(JSON.stringify(parts)).toString('base64url');
+}
+
+export function decodeCursor(cursor: string, shape: ('string' | 'number')[], field = 'before'): (string | number)[] {
+  try {
+    const parts: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(parts) && parts.length === shape.length && parts.every((p, i) => typeof p === shape[i])) {
+      return parts as (string | number)[];
+    }
+  } catch {
+    /* fall through */
+  }
+  throw AppError.validation(field, 'is not a valid cursor');
+}
+
+export interface Page<T> {
+  items: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+/** Given limit+1 rows, cuts the page and builds the cursor from the last kept row. */
+export function pageOf<T>(rows: T[], limit: number, keyOf: (row: T) => (string | number)[]): Page<T> {
+  const has_more = rows.length > limit;
+  const items = has_more ? rows.slice(0, limit) : rows;
+  const last = items[items.length - 1];
+  return { items, has_more, next_cursor: has_more && last ? encodeCursor(keyOf(last)) : null };
+}

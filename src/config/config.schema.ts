@@ -1,0 +1,179 @@
+/**
+ * Every environment variable of CONTRACT §13 in one typed schema. `loadConfig` reads them all,
+ * collects every bad value and fails with one message naming each variable.
+ */
+type Parser<T> = (raw: string) => T;
+
+interface VarSpec<T> {
+  default?: string;
+  description: string;
+  parse: Parser<T>;
+}
+
+class ConfigValueError extends Error {}
+
+const str: Parser<string> = (v) => v;
+const int =
+  (min: number, max = Number.MAX_SAFE_INTEGER): Parser<number> =>
+  (v) => {
+    if (!/^-?\d+$/.test(v.trim())) throw new ConfigValueError(`must be an integer, got "${v}"`);
+    const n = Number(v);
+    if (n < min || n > max) throw new ConfigValueError(`must be between ${min} and ${max}, got ${n}`);
+    return n;
+  };
+const num =
+  (min: number, max: number): Parser<number> =>
+  (v) => {
+    const n = Number(v);
+    if (v.trim() === '' || !Number.isFinite(n)) throw new ConfigValueError(`must be a number, got "${v}"`);
+    if (n < min || n > max) throw new ConfigValueError(`must be between ${min} and ${max}, got ${n}`);
+    return n;
+  };
+const bool: Parser<boolean> = (v) => {
+  const s = v.trim().toLowerCase();
+  if (['true', '1', 'yes'].includes(s)) return true;
+  if (['false', '0', 'no', ''].includes(s)) return false;
+  throw new ConfigValueError(`must be true or false, got "${v}"`);
+};
+const oneOf =
+  <T extends string>(...values: T[]): Parser<T> =>
+  (v) => {
+    if (!(values as string[]).includes(v)) throw new ConfigValueError(`must be one of ${values.join(', ')}, got "${v}"`);
+    return v as T;
+  };
+const url =
+  (...protocols: string[]): Parser<string> =>
+  (v) => {
+    let u: URL;
+    try {
+      u = new URL(v);
+    } catch {
+      throw new ConfigValueError(`must be a URL, got "${v}"`);
+    }
+    if (!protocols.includes(u.protocol)) {
+      throw new ConfigValueError(`must use ${protocols.join(' or ')}, got "${u.protocol}"`);
+    }
+    return v;
+  };
+const optional =
+  <T>(p: Parser<T>): Parser<T | undefined> =>
+  (v) =>
+    v.trim() === '' ? undefined : p(v);
+const key32: Parser<Buffer | undefined> = (v) => {
+  if (v.trim() === '') return undefined;
+  const b = Buffer.from(v, 'base64');
+  if (b.length !== 32) throw new ConfigValueError(`must be 32 bytes in base64 (got ${b.length} bytes)`);
+  return b;
+};
+const schedule: Parser<number[]> = (v) => {
+  const parts = v.split(',').map((s) => s.trim());
+  const out = parts.map((p) => Number(p));
+  if (parts.some((p) => p === '') || out.some((n) => !Number.isFinite(n) || n < 0 || n > 7 * 86400)) {
+    throw new ConfigValueError(`must be a comma list of seconds (0..604800), got "${v}"`);
+  }
+  return out;
+};
+const list: Parser<string[] | undefined> = (v) => {
+  const items = v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return items.length ? items : undefined;
+};
+
+export const CONFIG_SCHEMA = {
+  PORT: { default: '3000', description: 'HTTP port', parse: int(0, 65535) },
+  SERVICE_BASE_URL: {
+    description: 'Public base URL of the API (default http://localhost:$PORT)',
+    parse: optional(url('http:', 'https:')),
+  },
+  DATABASE_URL: {
+    description: 'PostgreSQL URL; unset = embedded PGlite under SERVICE_DATA_DIR',
+    parse: optional(url('postgres:', 'postgresql:')),
+  },
+  SERVICE_DATA_DIR: { default: './data', description: 'Embedded database, keys and local files', parse: str },
+  REDIS_URL: {
+    description: 'Redis URL; unset = in-process adapter, queue and rate limiter (one instance)',
+    parse: optional(url('redis:', 'rediss:')),
+  },
+  SERVICE_ROLE: {
+    default: 'all',
+    description: 'all = API + workers; api = API only; worker = queue workers only',
+    parse: oneOf('all', 'api', 'worker'),
+  },
+  SERVICE_ADMIN_TOKEN: { description: 'Operator token for /v1/admin/*; unset = those routes are 404', parse: optional(str) },
+  SERVICE_BOOTSTRAP_API_KEY: { description: 'Create a workspace with this pk_ key at start-up', parse: optional(str) },
+  SERVICE_BOOTSTRAP_API_SECRET: { description: 'Its sk_ secret', parse: optional(str) },
+  SERVICE_ENCRYPTION_KEY: {
+    description: '32 bytes, base64: encrypts secrets at rest (required with DATABASE_URL)',
+    parse: key32,
+  },
+  SERVICE_MAX_MESSAGE_SIZE_BYTES: { default: '8192', description: 'Max message content, UTF-8 bytes', parse: int(1, 200_000) },
+  SERVICE_MAX_ATTACHMENT_SIZE_BYTES: { default: '10485760', description: 'Max attachment size', parse: int(1) },
+  SERVICE_ALLOWED_ATTACHMENT_TYPES: { description: 'Comma list overriding the allowed MIME types', parse: list },
+  SERVICE_RATE_LIMIT_MESSAGES_PER_MINUTE: { default: '60', description: 'Sends per user per minute', parse: int(1, 100_000) },
+  SERVICE_EDIT_WINDOW_SECONDS: { description: 'Edit window; unset = unlimited', parse: optional(int(1)) },
+  SERVICE_UNSEND_WINDOW_SECONDS: { description: 'Unsend window; unset = unlimited', parse: optional(int(1)) },
+  SERVICE_STORAGE_DRIVER: { default: 'local', description: 'local | s3', parse: oneOf('local', 's3') },
+  SERVICE_S3_PUBLIC_URL: { description: 'Public attachment base URL (default $SERVICE_BASE_URL/files/)', parse: optional(url('http:', 'https:')) },
+  SERVICE_S3_BUCKET: { description: 'S3 bucket (driver s3)', parse: optional(str) },
+  SERVICE_S3_REGION: { default: 'us-east-1', description: 'S3 region', parse: str },
+  SERVICE_S3_ENDPOINT: { description: 'S3-compatible endpoint (MinIO, R2, ...)', parse: optional(url('http:', 'https:')) },
+  SERVICE_S3_ACCESS_KEY_ID: { description: 'S3 access key id', parse: optional(str) },
+  SERVICE_S3_SECRET_ACCESS_KEY: { description: 'S3 secret access key', parse: optional(str) },
+  SERVICE_S3_FORCE_PATH_STYLE: { default: 'false', description: 'Path-style S3 URLs (MinIO)', parse: bool },
+  SERVICE_PUSH_SERVICE_ACCOUNT_FILE: { description: 'Firebase service-account JSON; unset = push off', parse: optional(str) },
+  SERVICE_WEBHOOK_ALLOW_PRIVATE_NETWORKS: { default: 'false', description: 'Allow webhook targets on private networks', parse: bool },
+  SERVICE_WEBHOOK_RETRY_SCHEDULE_SECONDS: { default: '30,120,600,3600,21600', description: 'Retry delays', parse: schedule },
+  SERVICE_WEBHOOK_RETRY_JITTER: { default: '0.2', description: 'Relative jitter on retry delays', parse: num(0, 1) },
+  SERVICE_WEBHOOK_TIMEOUT_MS: { default: '10000', description: 'Webhook request timeout', parse: int(100, 120_000) },
+  SERVICE_WEBHOOK_AUTO_DISABLE_FAILURES: { default: '24', description: 'Consecutive failures before auto-disable', parse: int(1) },
+  SERVICE_EVENT_RETENTION_DAYS: { default: '30', description: 'Days events are kept for sync', parse: int(1, 3650) },
+  LOG_LEVEL: { default: 'info', description: 'fatal|error|warn|info|debug|trace|silent', parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent') },
+} satisfies Record<string, VarSpec<unknown>>;
+
+type Schema = typeof CONFIG_SCHEMA;
+type Parsed = { [K in keyof Schema]: ReturnType<Schema[K]['parse']> };
+
+export interface AppConfig extends Parsed {
+  baseUrl: string;
+  publicFilesUrl: string;
+  embedded: boolean;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const problems: string[] = [];
+  const out: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(CONFIG_SCHEMA) as [string, VarSpec<unknown>][]) {
+    const raw = env[name] ?? spec.default ?? '';
+    try {
+      out[name] = spec.parse(raw);
+    } catch (e) {
+      problems.push(`${name} ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  const parsed = out as Parsed;
+  if (!problems.length) {
+    if (parsed.DATABASE_URL && !parsed.SERVICE_ENCRYPTION_KEY) {
+      problems.push('SERVICE_ENCRYPTION_KEY is required when DATABASE_URL is set (32 bytes, base64, the same on every instance)');
+    }
+    if (!!parsed.SERVICE_BOOTSTRAP_API_KEY !== !!parsed.SERVICE_BOOTSTRAP_API_SECRET) {
+      problems.push('SERVICE_BOOTSTRAP_API_KEY and SERVICE_BOOTSTRAP_API_SECRET must be set together');
+    }
+    if (parsed.SERVICE_BOOTSTRAP_API_KEY && !/^pk_[A-Za-z0-9_-]{8,}$/.test(parsed.SERVICE_BOOTSTRAP_API_KEY)) {
+      problems.push('SERVICE_BOOTSTRAP_API_KEY must look like pk_<at least 8 characters of [A-Za-z0-9_-]>');
+    }
+    if (parsed.SERVICE_BOOTSTRAP_API_SECRET && !/^sk_[A-Za-z0-9_-]{16,}$/.test(parsed.SERVICE_BOOTSTRAP_API_SECRET)) {
+      problems.push('SERVICE_BOOTSTRAP_API_SECRET must look like sk_<at least 16 characters of [A-Za-z0-9_-]>');
+    }
+    if (parsed.SERVICE_STORAGE_DRIVER === 's3' && !parsed.SERVICE_S3_BUCKET) {
+      problems.push('SERVICE_S3_BUCKET is required when SERVICE_STORAGE_DRIVER=s3');
+    }
+  }
+  if (problems.length) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  const baseUrl = (parsed.SERVICE_BASE_URL ?? `http://localhost:${parsed.PORT}`).replace(/\/+$/, '');
+  const publicFilesUrl = parsed.SERVICE_S3_PUBLIC_URL ?? `${baseUrl}/files/`;
+  return { ...parsed, baseUrl, publicFilesUrl, embedded: !parsed.DATABASE_URL };
+}

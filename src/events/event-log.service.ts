@@ -1,0 +1,32 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { newId } from '../common/ids';
+import { DomainEventType, NewEvent, StoredEvent } from './event-types';
+
+/**
+ * The transactional outbox. `append` must be called with the manager of the transaction that makes
+ * the change, so the event commits (or rolls back) with it. Channel events take the channel's next
+ * `seq` under the channel row's lock, which makes the sequence contiguous per channel.
+ */
+@Injectable()
+export class EventLogService {
+  async append<T extends DomainEventType>(manager: EntityManager, event: NewEvent<T>): Promise<StoredEvent> {
+    let seq: number | null = null;
+    if (event.channelId) {
+      const rows: { last_seq: number }[] = await manager.query(
+        `UPDATE channels SET last_seq = last_seq + 1 WHERE id = $1 RETURNING last_seq`,
+        [event.channelId],
+      );
+      const row = rows[0];
+      if (!row) throw new Error(`event for unknown channel ${event.channelId}`);
+      seq = row.last_seq;
+    }
+    const rows: StoredEvent[] = await manager.query(
+      `INSERT INTO events (id, workspace_id, channel_id, seq, type, payload, audience)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
+       RETURNING id, position, tx_id::text AS tx_id, workspace_id, channel_id, seq, type, payload, audience, created_at`,
+      [newId(), event.workspaceId, event.channelId ?? null, seq, event.type, event.payload, event.audience ?? null],
+    );
+    return rows[0]!;
+  }
+}

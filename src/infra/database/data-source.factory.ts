@@ -1,0 +1,96 @@
+import { mkdirSync } from 'fs';
+import { join, resolve } from 'path';
+import { types } from 'pg';
+import { DataSource, DataSourceOptions } from 'typeorm';
+import { MIGRATIONS } from '../../database/migrations';
+import { ENTITIES } from '../../database/entities';
+
+// COUNT(*) and bigint sequence numbers come back as strings by default; every bigint here is
+// far below 2^53 (per-channel seq, counters), so numbers are the honest type.
+types.setTypeParser(types.builtins.INT8, (v) => Number(v));
+
+export interface DatabaseHandle {
+  dataSource: DataSource;
+  /** Closes the embedded engine after the DataSource (no-op on PostgreSQL). */
+  closeEngine: () => Promise<void>;
+  embedded: boolean;
+}
+
+export interface DatabaseOptions {
+  databaseUrl?: string;
+  /** Embedded data directory, or 'memory://' for an in-memory PGlite (tests). */
+  dataDir: string;
+  poolSize?: number;
+  logging?: boolean;
+}
+
+const common = (): Pick<DataSourceOptions, 'entities' | 'migrations' | 'synchronize' | 'migrationsRun'> => ({
+  entities: ENTITIES,
+  migrations: MIGRATIONS,
+  synchronize: false,
+  migrationsRun: false,
+});
+
+export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandle> {
+  if (opts.databaseUrl) {
+    const dataSource = new DataSource({
+      type: 'postgres',
+      url: opts.databaseUrl,
+      ...common(),
+      logging: opts.logging ? ['query', 'error'] : ['error'],
+      extra: { max: opts.poolSize ?? 20, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000, application_name: 'chat-service' },
+    });
+    await dataSource.initialize();
+    return { dataSource, closeEngine: async () => {}, embedded: false };
+  }
+
+  // Embedded: PGlite through its own node-postgres adapter, one connection for the whole process.
+  // PGlite runs one transaction at a time: every query inside a transaction must go through that
+  // transaction's manager, or it waits for the single connection forever.
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
+  const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
+  let dir = opts.dataDir;
+  if (!dir.startsWith('memory://')) {
+    dir = resolve(join(opts.dataDir, 'pg'));
+    mkdirSync(dir, { recursive: true });
+  }
+  const pglite = new PGlite(dir, { extensions: { pg_trgm } });
+  await pglite.waitReady;
+  const pgConfig = createPgConfig(pglite);
+  const dataSource = new DataSource({
+    type: 'postgres',
+    host: pgConfig.host,
+    port: pgConfig.port,
+    username: pgConfig.user,
+    password: pgConfig.password,
+    database: pgConfig.database,
+    ...common(),
+    logging: opts.logging ? ['query', 'error'] : ['error'],
+    // the pool never drops its one client: the adapter's connection is shared state
+    extra: { connection: pgConfig.connection, max: 1, idleTimeoutMillis: 0 },
+  });
+  await dataSource.initialize();
+  return {
+    dataSource,
+    embedded: true,
+    closeEngine: async () => {
+      if (!pglite.closed) await pglite.close();
+    },
+  };
+}
+
+/** Runs pending migrations; on PostgreSQL under an advisory lock so instances starting together take turns. */
+export async function runMigrations(handle: DatabaseHandle): Promise<number> {
+  const { dataSource } = handle;
+  if (handle.embedded) return (await dataSource.runMigrations({ transaction: 'each' })).length;
+  const lock = dataSource.createQueryRunner();
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock(7243001)');
+    return (await dataSource.runMigrations({ transaction: 'each' })).length;
+  } finally {
+    await lock.query('SELECT pg_advisory_unlock(7243001)').catch(() => undefined);
+    await lock.release();
+  }
+}

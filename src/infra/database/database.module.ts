@@ -1,0 +1,38 @@
+import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/config.schema';
+import { DatabaseHandle, openDatabase, runMigrations } from './data-source.factory';
+
+export const DATABASE_HANDLE = Symbol('DATABASE_HANDLE');
+
+@Injectable()
+class DatabaseLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(DATABASE_HANDLE) private readonly handle: DatabaseHandle) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.handle.dataSource.isInitialized) await this.handle.dataSource.destroy();
+    await this.handle.closeEngine();
+  }
+}
+
+@Global()
+@Module({
+  providers: [
+    {
+      provide: DATABASE_HANDLE,
+      inject: [APP_CONFIG],
+      useFactory: async (config: AppConfig): Promise<DatabaseHandle> => {
+        const logger = new Logger('Database');
+        const handle = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.SERVICE_DATA_DIR });
+        const ran = await runMigrations(handle);
+        logger.log(`${handle.embedded ? 'embedded PGlite' : 'PostgreSQL'} ready, ${ran} migration(s) applied`);
+        return handle;
+      },
+    },
+    { provide: DataSource, inject: [DATABASE_HANDLE], useFactory: (h: DatabaseHandle) => h.dataSource },
+    DatabaseLifecycle,
+  ],
+  exports: [DataSource, DATABASE_HANDLE],
+})
+export class DatabaseModule {}

@@ -1,0 +1,70 @@
+import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import Redis from 'ioredis';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/config.schema';
+
+/**
+ * The optional Redis connection. `client` is null on the embedded default: features pick their
+ * in-process implementation then (rate limiter, presence, queue, Socket.IO adapter).
+ */
+@Injectable()
+export class RedisService implements OnApplicationShutdown {
+  readonly client: Redis | null;
+  /** Key prefix so several deployments (or test files) can share one Redis. */
+  readonly prefix: string;
+  private readonly logger = new Logger('Redis');
+  private readonly extra: Redis[] = [];
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    this.prefix = process.env.SERVICE_REDIS_PREFIX ?? 'chat:';
+    this.client = config.REDIS_URL ? this.connect('main') : null;
+  }
+
+  get enabled(): boolean {
+    return this.client !== null;
+  }
+
+  /** A further connection (subscribers and blocking commands need their own). */
+  duplicate(name: string, options: { maxRetriesPerRequest?: number | null } = {}): Redis {
+    if (!this.config.REDIS_URL) throw new Error('Redis is not configured');
+    const conn = this.connect(name, options);
+    this.extra.push(conn);
+    return conn;
+  }
+
+  async ping(): Promise<boolean> {
+    if (!this.client) return true;
+    try {
+      return (await Promise.race([this.client.ping(), new Promise<string>((_, rej) => setTimeout(() => rej(new Error('timeout')), 1000))])) === 'PONG';
+    } catch {
+      return false;
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all([this.client, ...this.extra].map((c) => c?.quit().catch(() => c.disconnect())));
+  }
+
+  private connect(name: string, options: { maxRetriesPerRequest?: number | null } = {}): Redis {
+    const conn = new Redis(this.config.REDIS_URL!, {
+      connectionName: `chat-service:${name}`,
+      maxRetriesPerRequest: options.maxRetriesPerRequest === undefined ? 2 : options.maxRetriesPerRequest,
+      enableOfflineQueue: true,
+      retryStrategy: (times) => Math.min(times * 200, 2000),
+    });
+    let down = false;
+    conn.on('error', (err: Error) => {
+      if (!down) this.logger.warn(`${name}: ${err.message}`);
+      down = true;
+    });
+    conn.on('ready', () => {
+      if (down) this.logger.log(`${name}: reconnected`);
+      down = false;
+    });
+    return conn;
+  }
+}
+
+@Global()
+@Module({ providers: [RedisService], exports: [RedisService] })
+export class RedisModule {}

@@ -1,0 +1,46 @@
+import { Controller, Get, Res } from '@nestjs/common';
+import { ApiExcludeEndpoint, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { DataSource } from 'typeorm';
+import { Auth } from '../common/auth/auth.decorator';
+import { RedisService } from '../infra/redis/redis.module';
+import { Metrics } from './metrics';
+
+@ApiTags('operations')
+@Auth('public')
+@Controller()
+export class HealthController {
+  constructor(
+    private readonly db: DataSource,
+    private readonly redis: RedisService,
+    private readonly metrics: Metrics,
+  ) {}
+
+  /** The process is up. */
+  @Get('healthz')
+  healthz() {
+    return { status: 'ok' };
+  }
+
+  /** The database (and Redis, when configured) answer. 503 otherwise. */
+  @Get('readyz')
+  async readyz(@Res({ passthrough: true }) res: Response) {
+    const database = await this.db
+      .query('SELECT 1')
+      .then(() => 'up')
+      .catch(() => 'down');
+    const redis = this.redis.enabled ? ((await this.redis.ping()) ? 'up' : 'down') : 'not configured';
+    const ok = database === 'up' && redis !== 'down';
+    if (!ok) {
+      res.status(503).setHeader('Retry-After', '5');
+    }
+    return { status: ok ? 'ok' : 'unavailable', checks: { database, redis } };
+  }
+
+  @Get('metrics')
+  @ApiExcludeEndpoint()
+  async metricsText(@Res() res: Response) {
+    res.setHeader('Content-Type', this.metrics.registry.contentType);
+    res.send(await this.metrics.registry.metrics());
+  }
+}

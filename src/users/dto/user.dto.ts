@@ -1,0 +1,64 @@
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+  ValidationArguments,
+  registerDecorator,
+} from 'class-validator';
+
+export const EXTERNAL_ID_PATTERN = /^[^\s/\\?#%]{1,128}$/u;
+export const EXTERNAL_ID_RULE = 'must be 1-128 characters without spaces, slashes, ?, # or %';
+export const METADATA_MAX_BYTES = 4096;
+
+/** metadata: a JSON object of at most 4 KiB once serialised. */
+function MaxJsonBytes(max: number) {
+  return (object: object, propertyName: string) =>
+    registerDecorator({
+      name: 'maxJsonBytes',
+      target: object.constructor,
+      propertyName,
+      constraints: [max],
+      validator: {
+        validate: (value: unknown) => value === undefined || Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8') <= max,
+        defaultMessage: (a: ValidationArguments) => `${a.property} must be at most ${max} bytes of JSON`,
+      },
+    });
+}
+
+export class UpsertUserDto {
+  @IsOptional() @IsString() @MaxLength(200) name?: string;
+
+  @IsOptional() @IsString() @MaxLength(2048) @IsUrl({ require_protocol: true, protocols: ['http', 'https'] }) avatar_url?: string;
+
+  /** Free-form JSON object, at most 4 KiB. */
+  @IsOptional() @IsObject() @MaxJsonBytes(METADATA_MAX_BYTES) metadata?: Record<string, unknown>;
+}
+
+export class BatchUserDto extends UpsertUserDto {
+  @IsString() @Matches(EXTERNAL_ID_PATTERN, { message: `external_id ${EXTERNAL_ID_RULE}` }) external_id!: string;
+}
+
+export class BatchUpsertUsersDto {
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(100)
+  @ValidateNested({ each: true })
+  @Type(() => BatchUserDto)
+  users!: BatchUserDto[];
+}
+
+export class IssueTokenDto {
+  /** Token lifetime, 60-86400 s (default 3600). */
+  @IsOptional() @IsInt() @Min(60) @Max(86400) ttl_seconds?: number;
+}

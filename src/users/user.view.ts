@@ -1,0 +1,17 @@
+import { isoNotNull } from '../common/time';
+import type { UserPayload } from '../events/event-types';
+import type { UserRow } from './users.repository';
+
+export type UserView = UserPayload;
+
+export function userView(row: UserRow): UserView {
+  return {
+    id: row.id,
+    external_id: row.external_id,
+    name: row.name,
+    avatar_url: row.avatar_url,
+    metadata: row.metadata ?? {},
+    created_at: isoNotNull(row.created_at),
+    updated_at: isoNotNull(row.updated_at),
+  };
+}

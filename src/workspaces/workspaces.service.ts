@@ -1,0 +1,131 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { randomToken, SecretBox, sha256Hex } from '../common/crypto';
+import { AppError } from '../common/errors/app-error';
+import { newId } from '../common/ids';
+import { decodeCursor, pageOf } from '../common/pagination';
+import { isoNotNull } from '../common/time';
+import { PatchWorkspaceSettingsDto } from './dto/workspace-settings.dto';
+import { deepMerge, effectiveSettings, WorkspaceSettings } from './workspace-settings';
+import { WorkspaceRow, WorkspacesRepository } from './workspaces.repository';
+
+export interface WorkspaceView {
+  id: string;
+  name: string;
+  api_key: string | null;
+  settings: WorkspaceSettings;
+  created_at: string;
+}
+
+export interface CreatedWorkspace {
+  id: string;
+  name: string;
+  api_key: string;
+  api_secret: string;
+  created_at: string;
+}
+
+export function newKeyPair(): { apiKey: string; apiSecret: string } {
+  return { apiKey: randomToken('pk_', 12), apiSecret: randomToken('sk_', 32) };
+}
+
+@Injectable()
+export class WorkspacesService {
+  constructor(
+    private readonly db: DataSource,
+    private readonly repo: WorkspacesRepository,
+    private readonly box: SecretBox,
+  ) {}
+
+  /** Creates a workspace and its first key pair; the secret is returned here only. */
+  async create(name: string, pair = newKeyPair()): Promise<CreatedWorkspace> {
+    const id = newId();
+    await this.db.transaction(async (m) => {
+      await this.repo.insert(m, id, name);
+      const inserted = await this.repo.insertKey(m, {
+        id: newId(),
+        workspaceId: id,
+        apiKey: pair.apiKey,
+        secretSha256: sha256Hex(pair.apiSecret),
+        secretSealed: this.box.seal(pair.apiSecret),
+      });
+      if (!inserted) throw AppError.validation('api_key', 'is already in use');
+    });
+    const row = await this.repo.find(id);
+    return { id, name, api_key: pair.apiKey, api_secret: pair.apiSecret, created_at: isoNotNull(row!.created_at) };
+  }
+
+  /** Bootstrap: a workspace with exactly this pair, created once (safe when instances race). */
+  async ensureWithKeyPair(name: string, apiKey: string, apiSecret: string): Promise<'created' | 'exists'> {
+    if (await this.repo.findActiveKey(apiKey)) return 'exists';
+    try {
+      await this.create(name, { apiKey, apiSecret });
+      return 'created';
+    } catch (e) {
+      if (e instanceof AppError && e.code === 'VALIDATION_ERROR') return 'exists';
+      throw e;
+    }
+  }
+
+  async count(): Promise<number> {
+    return this.repo.count();
+  }
+
+  async get(id: string): Promise<WorkspaceView> {
+    const row = await this.repo.find(id);
+    if (!row) throw AppError.notFound('Workspace');
+    return this.view(row);
+  }
+
+  async list(limit: number, before?: string) {
+    const cursor = before ? decodeCursor(before, ['string', 'string']) : undefined;
+    const rows = await this.repo.list(limit, cursor ? { createdAt: String(cursor[0]), id: String(cursor[1]) } : undefined);
+    const page = pageOf(rows, limit, (r) => [isoNotNull(r.created_at), r.id]);
+    return { workspaces: page.items.map((r) => this.view(r)), has_more: page.has_more, next_cursor: page.next_cursor };
+  }
+
+  async delete(id: string): Promise<void> {
+    if (!(await this.repo.delete(id))) throw AppError.notFound('Workspace');
+  }
+
+  async settings(id: string): Promise<WorkspaceSettings> {
+    return (await this.get(id)).settings;
+  }
+
+  async patchSettings(id: string, patch: PatchWorkspaceSettingsDto): Promise<WorkspaceSettings> {
+    return this.db.transaction(async (m) => {
+      const row = await this.repo.lockForUpdate(m, id);
+      if (!row) throw AppError.notFound('Workspace');
+      const merged = deepMerge(row.settings ?? {}, JSON.parse(JSON.stringify(patch)) as unknown);
+      await this.repo.saveSettings(m, id, merged);
+      return effectiveSettings(merged);
+    });
+  }
+
+  /** A new pair; the old one (and JWTs signed with its secret) keep working for `graceSeconds`. */
+  async rotateSecret(id: string, graceSeconds: number): Promise<{ api_key: string; api_secret: string }> {
+    const pair = newKeyPair();
+    await this.db.transaction(async (m) => {
+      if (!(await this.repo.lockForUpdate(m, id))) throw AppError.notFound('Workspace');
+      await this.repo.expireCurrentKeys(m, id, graceSeconds);
+      await this.repo.insertKey(m, {
+        id: newId(),
+        workspaceId: id,
+        apiKey: pair.apiKey,
+        secretSha256: sha256Hex(pair.apiSecret),
+        secretSealed: this.box.seal(pair.apiSecret),
+      });
+    });
+    return { api_key: pair.apiKey, api_secret: pair.apiSecret };
+  }
+
+  private view(row: WorkspaceRow): WorkspaceView {
+    return {
+      id: row.id,
+      name: row.name,
+      api_key: row.api_key,
+      settings: effectiveSettings(row.settings),
+      created_at: isoNotNull(row.created_at),
+    };
+  }
+}
