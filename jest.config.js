@@ -1,0 +1,24 @@
+// npm test: unit tests beside the code + the e2e suite on the embedded default (in-memory PGlite per file).
+/** @type {import('jest').Config} */
+module.exports = {
+  moduleFileExtensions: ['js', 'json', 'ts'],
+  rootDir: '.',
+  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
+  testEnvironment: 'node',
+  transform: {
+    '^.+\\.ts$': [
+      'ts-jest',
+      {
+        tsconfig: 'tsconfig.json',
+        isolatedModules: false,
+        diagnostics: { warnOnly: false, ignoreCodes: [151002] },
+        astTransformers: {
+          before: ['<rootDir>/test/support/swagger-transformer.js'],
+        },
+      },
+    ],
+  },
+  maxWorkers: 2,
+  testTimeout: 60000,
+  setupFiles: ['<rootDir>/test/support/env.ts'],
+};

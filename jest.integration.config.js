@@ -1,0 +1,12 @@
+// npm run test:integration: the same e2e suite on real PostgreSQL + Redis (DATABASE_URL / REDIS_URL),
+// each test file in its own database cloned from a migrated template, plus PostgreSQL-only concurrency tests.
+const base = require('./jest.config');
+
+/** @type {import('jest').Config} */
+module.exports = {
+  ...base,
+  testMatch: ['<rootDir>/test/**/*.e2e-spec.ts', '<rootDir>/test/**/*.int-spec.ts'],
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  testTimeout: 120000,
+};

@@ -1,0 +1,66 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { randomBytes } from 'crypto';
+import type { AddressInfo } from 'net';
+import request from 'supertest';
+import { createApp } from '../../src/app.factory';
+import { loadConfig } from '../../src/config/config.schema';
+import { cloneDatabase, isIntegration, REDIS_URL } from './databases';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export interface TestApp {
+  app: NestExpressApplication;
+  /** supertest against the real listening HTTP server */
+  http: () => request.Agent;
+  baseUrl: string;
+  env: Record<string, string>;
+  close: () => Promise<void>;
+}
+
+/**
+ * Starts the real application on an ephemeral port: in-memory PGlite on `npm test`, a database cloned
+ * from the migrated template plus real Redis on `npm run test:integration`.
+ */
+export async function startTestApp(overrides: Record<string, string> = {}, shared?: { databaseUrl: string; redisPrefix: string }): Promise<TestApp> {
+  let drop: (() => Promise<void>) | undefined;
+  const env: Record<string, string> = {
+    SERVICE_ADMIN_TOKEN: ADMIN_TOKEN,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    PORT: '0',
+    SERVICE_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    ...overrides,
+  };
+  if (isIntegration()) {
+    if (shared) {
+      env.DATABASE_URL = shared.databaseUrl;
+      process.env.SERVICE_REDIS_PREFIX = shared.redisPrefix;
+    } else {
+      const db = await cloneDatabase();
+      drop = db.drop;
+      env.DATABASE_URL = db.url;
+      process.env.SERVICE_REDIS_PREFIX = `t${randomBytes(4).toString('hex')}:`;
+    }
+    env.REDIS_URL = REDIS_URL;
+    env.SERVICE_ENCRYPTION_KEY = env.SERVICE_ENCRYPTION_KEY ?? randomBytes(32).toString('base64');
+  } else {
+    env.SERVICE_DATA_DIR = env.SERVICE_DATA_DIR ?? 'memory://';
+  }
+  const config = loadConfig(env);
+  const app = await createApp(config, { logs: env.LOG_LEVEL !== 'silent' });
+  await app.listen(0, '127.0.0.1');
+  const port = (app.getHttpServer().address() as AddressInfo).port;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  // the base URL is only known after listen; attachments and docs read it from the config
+  config.baseUrl = baseUrl;
+  if (!env.SERVICE_S3_PUBLIC_URL) config.publicFilesUrl = `${baseUrl}/files/`;
+  return {
+    app,
+    env,
+    baseUrl,
+    http: () => request.agent(app.getHttpServer()),
+    close: async () => {
+      await app.close();
+      if (drop) await drop();
+    },
+  };
+}

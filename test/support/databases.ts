@@ -1,0 +1,70 @@
+import { Client } from 'pg';
+import { randomBytes } from 'crypto';
+import { openDatabase, runMigrations } from '../../src/infra/database/data-source.factory';
+import { MIGRATIONS } from '../../src/database/migrations';
+
+export const ADMIN_DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export function isIntegration(): boolean {
+  return process.env.TEST_MODE === 'integration';
+}
+
+/** The template's name changes with the migration list, so a stale template is never reused. */
+export function templateName(): string {
+  const last = MIGRATIONS[MIGRATIONS.length - 1]!.name;
+  return `chat_tpl_${MIGRATIONS.length}_${last.replace(/\D/g, '').slice(-8)}`;
+}
+
+function urlFor(db: string): string {
+  const u = new URL(ADMIN_DATABASE_URL);
+  u.pathname = `/${db}`;
+  return u.toString();
+}
+
+async function admin<T>(fn: (c: Client) => Promise<T>): Promise<T> {
+  const c = new Client({ connectionString: ADMIN_DATABASE_URL });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+/** Creates (once) the migrated template database. */
+export async function ensureTemplate(): Promise<void> {
+  const name = templateName();
+  const exists = await admin(async (c) => (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1);
+  if (exists) return;
+  const tmp = `${name}_build_${randomBytes(3).toString('hex')}`;
+  await admin((c) => c.query(`CREATE DATABASE "${tmp}"`));
+  const handle = await openDatabase({ databaseUrl: urlFor(tmp), dataDir: '', poolSize: 2 });
+  await runMigrations(handle);
+  await handle.dataSource.destroy();
+  await admin(async (c) => {
+    try {
+      await c.query(`ALTER DATABASE "${tmp}" RENAME TO "${name}"`);
+    } catch {
+      await c.query(`DROP DATABASE IF EXISTS "${tmp}"`); // another worker won the race
+    }
+  });
+}
+
+/** A fresh database for one test file, cloned from the template. */
+export async function cloneDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `chat_t_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  await ensureTemplate();
+  await admin((c) => c.query(`CREATE DATABASE "${name}" TEMPLATE "${templateName()}"`));
+  return {
+    url: urlFor(name),
+    drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
+export async function dropTestDatabases(): Promise<void> {
+  await admin(async (c) => {
+    const { rows } = await c.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'chat_t\\_%'`);
+    for (const r of rows) await c.query(`DROP DATABASE IF EXISTS "${r.datname}" WITH (FORCE)`).catch(() => undefined);
+  });
+}

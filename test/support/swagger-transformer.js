@@ -1,0 +1,7 @@
+// ts-jest runs the same @nestjs/swagger plugin as `nest build`, so /docs-json in tests matches production.
+const transformer = require('@nestjs/swagger/plugin');
+
+module.exports.name = 'nestjs-swagger-transformer';
+module.exports.version = 1;
+module.exports.factory = (cs) =>
+  transformer.before({ classValidatorShim: true, introspectComments: true, dtoFileNameSuffix: ['.dto.ts'] }, cs.program);
