@@ -13,6 +13,9 @@ import { RedisModule } from './infra/redis/redis.module';
 import { SecretsModule } from './infra/secrets/secrets.module';
 import { OpsModule } from './ops/ops.module';
 import { UsersModule } from './users/users.module';
+import { ChannelsModule } from './channels/channels.module';
+import { ReceiptsModule } from './receipts/receipts.module';
+import { MyChannelsModule } from './channels/my-channels.module';
 import { WorkspacesModule } from './workspaces/workspaces.module';
 
 export const REDACTED_PATHS = [
@@ -36,7 +39,7 @@ function stripTokenFromUrl(url: string | undefined): string | undefined {
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
-    const api: Type[] = config.SERVICE_ROLE === 'worker' ? [] : [UsersModule];
+    const api: Type[] = config.SERVICE_ROLE === 'worker' ? [] : [UsersModule, ChannelsModule, MyChannelsModule, ReceiptsModule];
     return {
       module: AppModule,
       imports: [

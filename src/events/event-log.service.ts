@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { newId } from '../common/ids';
+import { rows } from '../infra/database/sql';
 import { DomainEventType, NewEvent, StoredEvent } from './event-types';
 
 /**
@@ -13,20 +14,22 @@ export class EventLogService {
   async append<T extends DomainEventType>(manager: EntityManager, event: NewEvent<T>): Promise<StoredEvent> {
     let seq: number | null = null;
     if (event.channelId) {
-      const rows: { last_seq: number }[] = await manager.query(
+      const updated = await rows<{ last_seq: number }>(
+        manager,
         `UPDATE channels SET last_seq = last_seq + 1 WHERE id = $1 RETURNING last_seq`,
         [event.channelId],
       );
-      const row = rows[0];
+      const row = updated[0];
       if (!row) throw new Error(`event for unknown channel ${event.channelId}`);
       seq = row.last_seq;
     }
-    const rows: StoredEvent[] = await manager.query(
+    const inserted = await rows<StoredEvent>(
+      manager,
       `INSERT INTO events (id, workspace_id, channel_id, seq, type, payload, audience)
        VALUES ($1, $2, $3, $4, $5, $6, $7)
        RETURNING id, position, tx_id::text AS tx_id, workspace_id, channel_id, seq, type, payload, audience, created_at`,
       [newId(), event.workspaceId, event.channelId ?? null, seq, event.type, event.payload, event.audience ?? null],
     );
-    return rows[0]!;
+    return inserted[0]!;
   }
 }

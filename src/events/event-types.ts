@@ -12,8 +12,97 @@ export interface UserPayload {
   updated_at: string;
 }
 
+export interface UserRef {
+  id: string;
+  external_id: string;
+  name: string | null;
+}
+
+export interface MentionRef {
+  user_id: string;
+  external_id: string;
+  name: string | null;
+}
+
+export interface QuotedMessagePayload {
+  id: string;
+  user_id: string | null;
+  user_name: string | null;
+  content: string;
+  type: string;
+  deleted: boolean;
+}
+
+/** The channel object of CONTRACT §6. */
+export interface ChannelPayload {
+  id: string;
+  type: 'direct' | 'group';
+  external_id: string;
+  name: string | null;
+  avatar_url: string | null;
+  member_count: number;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+  members: { external_id: string; role: 'admin' | 'member' | null; joined_at: string }[];
+}
+
+export interface MemberChangePayload {
+  channel_id: string;
+  channel_external_id: string;
+  user_id: string;
+  external_id: string;
+}
+
+export interface ReactionPayload {
+  reaction: { message_id: string; channel_id: string; channel_external_id: string; user_id: string; emoji: string };
+}
+
+/** Event types and payloads as SPEC.md's webhook table gives them (plus the realtime-only ones). */
 export interface DomainEventMap {
   'user.created': { user: UserPayload };
+  'channel.created': { channel: ChannelPayload };
+  'channel.updated': { channel: ChannelPayload };
+  'channel.deleted': { channel: ChannelPayload };
+  'member.joined': MemberChangePayload;
+  'member.left': MemberChangePayload;
+  'member.role_changed': MemberChangePayload & { role: 'admin' | 'member' };
+  'channel.read': { channel_id: string; channel_external_id: string; user_id: string; external_id: string; last_read_at: string };
+  'message.created': {
+    message: {
+      id: string;
+      channel_id: string;
+      channel_external_id: string;
+      user: UserRef | null;
+      content: string;
+      type: string;
+      attachment_url: string | null;
+      created_at: string;
+      parent_id?: string;
+      quoted_message?: QuotedMessagePayload;
+      mentions?: MentionRef[];
+    };
+  };
+  'message.updated': { message: { id: string; channel_id: string; channel_external_id: string; content: string; edited_at: string } };
+  'message.deleted': { message: { id: string; channel_id: string; channel_external_id: string; deleted_at: string } };
+  'message.reaction.added': ReactionPayload;
+  'message.reaction.removed': ReactionPayload;
+  'message.mentioned': {
+    message_id: string;
+    channel_id: string;
+    channel_external_id: string;
+    by_user: UserRef | null;
+    mentions: MentionRef[];
+  };
+  'message.moderated': {
+    channel_id: string;
+    channel_external_id: string;
+    user_id: string;
+    message_id?: string;
+    rule: string;
+    action: string;
+    excerpt: string;
+  };
 }
 
 export type DomainEventType = keyof DomainEventMap;

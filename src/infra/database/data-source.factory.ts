@@ -37,8 +37,13 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandl
       type: 'postgres',
       url: opts.databaseUrl,
       ...common(),
-      logging: opts.logging ? ['query', 'error'] : ['error'],
-      extra: { max: opts.poolSize ?? 20, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000, application_name: 'chat-service' },
+      logging: opts.logging ? ['query', 'error'] : false,
+      extra: {
+        max: opts.poolSize ?? 20,
+        idleTimeoutMillis: 30_000,
+        connectionTimeoutMillis: 10_000,
+        application_name: 'chat-service',
+      },
     });
     await dataSource.initialize();
     return { dataSource, closeEngine: async () => {}, embedded: false };
@@ -66,7 +71,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandl
     password: pgConfig.password,
     database: pgConfig.database,
     ...common(),
-    logging: opts.logging ? ['query', 'error'] : ['error'],
+    logging: opts.logging ? ['query', 'error'] : false,
     // the pool never drops its one client: the adapter's connection is shared state
     extra: { connection: pgConfig.connection, max: 1, idleTimeoutMillis: 0 },
   });

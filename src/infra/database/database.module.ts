@@ -24,9 +24,14 @@ class DatabaseLifecycle implements OnApplicationShutdown {
       inject: [APP_CONFIG],
       useFactory: async (config: AppConfig): Promise<DatabaseHandle> => {
         const logger = new Logger('Database');
-        const handle = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.SERVICE_DATA_DIR });
+        const handle = await openDatabase({
+          databaseUrl: config.DATABASE_URL,
+          dataDir: config.SERVICE_DATA_DIR,
+        });
         const ran = await runMigrations(handle);
-        logger.log(`${handle.embedded ? 'embedded PGlite' : 'PostgreSQL'} ready, ${ran} migration(s) applied`);
+        logger.log(
+          `${handle.embedded ? 'embedded PGlite' : 'PostgreSQL'} ready, ${ran} migration(s) applied`,
+        );
         return handle;
       },
     },

@@ -1,0 +1,246 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import type { ChannelPayload } from '../events/event-types';
+import { isoNotNull } from '../common/time';
+import { exactTime, rows } from '../infra/database/sql';
+
+export interface ChannelRow {
+  id: string;
+  workspace_id: string;
+  type: 'direct' | 'group';
+  external_id: string;
+  name: string | null;
+  avatar_url: string | null;
+  created_by: string | null;
+  last_message_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  /** created_at as exact text, for cursors */
+  created_key?: string;
+}
+
+export interface MemberRow {
+  channel_id: string;
+  user_id: string;
+  external_id: string;
+  name: string | null;
+  role: 'admin' | 'member' | null;
+  joined_at: Date;
+  last_read_at: Date;
+  last_delivered_at: Date;
+}
+
+const CHANNEL_COLUMNS =
+  'c.id, c.workspace_id, c.type, c.external_id, c.name, c.avatar_url, c.created_by, c.last_message_at, c.created_at, c.updated_at';
+
+@Injectable()
+export class ChannelsRepository {
+  /** By id (tried first) or external_id, always within the workspace. */
+  async findByRef(
+    m: EntityManager,
+    workspaceId: string,
+    ref: string,
+    isId: boolean,
+    lock = false,
+  ): Promise<ChannelRow | null> {
+    const forUpdate = lock ? 'FOR UPDATE' : '';
+    if (isId) {
+      const rows: ChannelRow[] = await m.query(
+        `SELECT ${CHANNEL_COLUMNS} FROM channels c WHERE c.workspace_id = $1 AND c.id = $2 ${forUpdate}`,
+        [workspaceId, ref],
+      );
+      if (rows[0]) return rows[0];
+    }
+    const rows: ChannelRow[] = await m.query(
+      `SELECT ${CHANNEL_COLUMNS} FROM channels c WHERE c.workspace_id = $1 AND c.external_id = $2 ${forUpdate}`,
+      [workspaceId, ref],
+    );
+    return rows[0] ?? null;
+  }
+
+  async lock(m: EntityManager, channelId: string): Promise<ChannelRow | null> {
+    const rows: ChannelRow[] = await m.query(
+      `SELECT ${CHANNEL_COLUMNS} FROM channels c WHERE c.id = $1 FOR UPDATE`,
+      [channelId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Inserts a channel; null when a direct channel for the pair already exists. */
+  async insert(
+    m: EntityManager,
+    c: {
+      id: string;
+      workspaceId: string;
+      type: string;
+      externalId: string;
+      name: string | null;
+      avatarUrl: string | null;
+      createdBy: string | null;
+      directPair: string | null;
+    },
+  ): Promise<boolean> {
+    const rows: unknown[] = await m.query(
+      `INSERT INTO channels (id, workspace_id, type, external_id, name, avatar_url, created_by, direct_pair)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       ON CONFLICT (workspace_id, direct_pair) DO NOTHING RETURNING id`,
+      [c.id, c.workspaceId, c.type, c.externalId, c.name, c.avatarUrl, c.createdBy, c.directPair],
+    );
+    return rows.length === 1;
+  }
+
+  async findDirect(m: EntityManager, workspaceId: string, pair: string): Promise<ChannelRow | null> {
+    const rows: ChannelRow[] = await m.query(
+      `SELECT ${CHANNEL_COLUMNS} FROM channels c WHERE c.workspace_id = $1 AND c.direct_pair = $2`,
+      [workspaceId, pair],
+    );
+    return rows[0] ?? null;
+  }
+
+  async update(
+    m: EntityManager,
+    id: string,
+    patch: { name?: string | null; avatar_url?: string | null },
+  ): Promise<void> {
+    await m.query(
+      `UPDATE channels SET name = CASE WHEN $2 THEN $3 ELSE name END,
+         avatar_url = CASE WHEN $4 THEN $5 ELSE avatar_url END, updated_at = now() WHERE id = $1`,
+      [
+        id,
+        patch.name !== undefined,
+        patch.name ?? null,
+        patch.avatar_url !== undefined,
+        patch.avatar_url ?? null,
+      ],
+    );
+  }
+
+  async delete(m: EntityManager, id: string): Promise<void> {
+    await m.query(`DELETE FROM channels WHERE id = $1`, [id]);
+  }
+
+  async members(m: EntityManager, channelIds: string[]): Promise<MemberRow[]> {
+    if (!channelIds.length) return [];
+    return m.query(
+      `SELECT cm.channel_id, cm.user_id, u.external_id, u.name, cm.role, cm.joined_at, cm.last_read_at, cm.last_delivered_at
+         FROM channel_members cm JOIN users u ON u.id = cm.user_id
+        WHERE cm.channel_id = ANY($1::uuid[])
+        ORDER BY cm.joined_at, u.external_id`,
+      [channelIds],
+    );
+  }
+
+  async member(m: EntityManager, channelId: string, userId: string): Promise<MemberRow | null> {
+    const rows: MemberRow[] = await m.query(
+      `SELECT cm.channel_id, cm.user_id, u.external_id, u.name, cm.role, cm.joined_at, cm.last_read_at, cm.last_delivered_at
+         FROM channel_members cm JOIN users u ON u.id = cm.user_id
+        WHERE cm.channel_id = $1 AND cm.user_id = $2`,
+      [channelId, userId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Adds members; returns the ids actually added (existing members are left as they are). */
+  async addMembers(
+    m: EntityManager,
+    workspaceId: string,
+    channelId: string,
+    users: { id: string; role: 'admin' | 'member' | null }[],
+  ): Promise<string[]> {
+    if (!users.length) return [];
+    const rows: { user_id: string }[] = await m.query(
+      `INSERT INTO channel_members (channel_id, user_id, workspace_id, role, joined_at, last_read_at, last_delivered_at)
+       SELECT $1, u.id, $2, u.role, clock_timestamp(), clock_timestamp(), clock_timestamp()
+         FROM unnest($3::uuid[], $4::text[]) WITH ORDINALITY AS u(id, role, ord)
+        ORDER BY u.ord
+       ON CONFLICT (channel_id, user_id) DO NOTHING RETURNING user_id`,
+      [channelId, workspaceId, users.map((u) => u.id), users.map((u) => u.role)],
+    );
+    return rows.map((r) => r.user_id);
+  }
+
+  async removeMembers(m: EntityManager, channelId: string, userIds: string[]): Promise<string[]> {
+    if (!userIds.length) return [];
+    const deleted = await rows<{ user_id: string }>(
+      m,
+      `DELETE FROM channel_members WHERE channel_id = $1 AND user_id = ANY($2::uuid[]) RETURNING user_id`,
+      [channelId, userIds],
+    );
+    return deleted.map((r) => r.user_id);
+  }
+
+  async setRole(
+    m: EntityManager,
+    channelId: string,
+    userId: string,
+    role: 'admin' | 'member',
+  ): Promise<void> {
+    await m.query(`UPDATE channel_members SET role = $3 WHERE channel_id = $1 AND user_id = $2`, [
+      channelId,
+      userId,
+      role,
+    ]);
+  }
+
+  async list(
+    m: EntityManager,
+    workspaceId: string,
+    f: { memberId?: string; type?: string; limit: number; before?: { createdAt: string; id: string } },
+  ): Promise<ChannelRow[]> {
+    const params: unknown[] = [workspaceId, f.limit + 1];
+    const where = ['c.workspace_id = $1'];
+    if (f.memberId) {
+      params.push(f.memberId);
+      where.push(
+        `EXISTS (SELECT 1 FROM channel_members cm WHERE cm.channel_id = c.id AND cm.user_id = $${params.length})`,
+      );
+    }
+    if (f.type) {
+      params.push(f.type);
+      where.push(`c.type = $${params.length}`);
+    }
+    if (f.before) {
+      params.push(f.before.createdAt, f.before.id);
+      where.push(`(c.created_at, c.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
+    }
+    return m.query(
+      `SELECT ${CHANNEL_COLUMNS}, ${exactTime('c.created_at')} AS created_key FROM channels c WHERE ${where.join(' AND ')} ORDER BY c.created_at DESC, c.id DESC LIMIT $2`,
+      params,
+    );
+  }
+
+  /** Channel objects of CONTRACT §6, with members, for a set of rows. */
+  async views(m: EntityManager, rows: ChannelRow[]): Promise<ChannelPayload[]> {
+    if (!rows.length) return [];
+    const members = await this.members(
+      m,
+      rows.map((r) => r.id),
+    );
+    const creators: { id: string; external_id: string }[] = await m.query(
+      `SELECT id, external_id FROM users WHERE id = ANY($1::uuid[])`,
+      [rows.map((r) => r.created_by).filter((x): x is string => !!x)],
+    );
+    const creatorOf = new Map(creators.map((u) => [u.id, u.external_id]));
+    const byChannel = new Map<string, MemberRow[]>();
+    for (const mem of members) byChannel.set(mem.channel_id, [...(byChannel.get(mem.channel_id) ?? []), mem]);
+    return rows.map((r) => {
+      const list = byChannel.get(r.id) ?? [];
+      return {
+        id: r.id,
+        type: r.type,
+        external_id: r.external_id,
+        name: r.name,
+        avatar_url: r.avatar_url,
+        member_count: list.length,
+        created_by: r.created_by ? (creatorOf.get(r.created_by) ?? null) : null,
+        created_at: isoNotNull(r.created_at),
+        updated_at: isoNotNull(r.updated_at),
+        members: list.map((x) => ({
+          external_id: x.external_id,
+          role: r.type === 'direct' ? null : x.role,
+          joined_at: isoNotNull(x.joined_at),
+        })),
+      };
+    });
+  }
+}

@@ -1,0 +1,361 @@
+import { createHash } from 'crypto';
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import type { WorkspacePrincipal } from '../common/auth/principal';
+import { AppError } from '../common/errors/app-error';
+import { newId } from '../common/ids';
+import { decodeCursor, pageOf } from '../common/pagination';
+import { isoNotNull } from '../common/time';
+import { EventLogService } from '../events/event-log.service';
+import type { ChannelPayload } from '../events/event-types';
+import { UsersRepository, UserRow } from '../users/users.repository';
+import { ChannelAccess } from './channel-access.service';
+import { PresenceReader } from './presence-reader';
+import { ChannelRow, ChannelsRepository, MemberRow } from './channels.repository';
+import { CreateChannelDto, ListChannelsQueryDto, UpdateChannelDto } from './dto/channel.dto';
+
+/** CONTRACT §6: `dm_` + the first 32 hex characters of SHA-256 of the two external ids, sorted, joined by \n. */
+export function directExternalId(a: string, b: string): string {
+  const [x, y] = [a, b].sort();
+  return `dm_${createHash('sha256').update(`${x}\n${y}`).digest('hex').slice(0, 32)}`;
+}
+
+type Role = 'admin' | 'member';
+/** Who acts on a channel: a backend key (no role checks) or a user through /v1/me (SPEC's role rules). */
+export type Actor =
+  | { kind: 'backend'; workspaceId: string }
+  | { kind: 'user'; workspaceId: string; userId: string; externalId: string };
+
+@Injectable()
+export class ChannelsService {
+  constructor(
+    private readonly db: DataSource,
+    private readonly repo: ChannelsRepository,
+    private readonly access: ChannelAccess,
+    private readonly users: UsersRepository,
+    private readonly events: EventLogService,
+    private readonly presenceReader: PresenceReader,
+  ) {}
+
+  async create(
+    workspaceId: string,
+    dto: CreateChannelDto,
+  ): Promise<{ channel: ChannelPayload; created: boolean }> {
+    const wanted = [
+      ...new Set([...(dto.created_by ? [dto.created_by] : []), ...(dto.member_external_ids ?? [])]),
+    ];
+    if (dto.type === 'direct') {
+      const given = [...(dto.created_by ? [dto.created_by] : []), ...(dto.member_external_ids ?? [])];
+      if (
+        wanted.length !== 2 ||
+        given.length > 3 ||
+        (given.length === 3 && !(dto.member_external_ids ?? []).includes(dto.created_by!))
+      ) {
+        throw AppError.validation('member_external_ids', 'a direct channel needs exactly two distinct users');
+      }
+      if (dto.avatar_url !== undefined)
+        throw AppError.validation('avatar_url', 'direct channels have no avatar');
+    }
+    return this.db.transaction(async (m) => {
+      const users = await this.requireUsers(m, workspaceId, wanted, dto.created_by);
+      const creator = dto.created_by ? users.get(dto.created_by)! : null;
+      const id = newId();
+      let pair: string | null = null;
+      let externalId = dto.external_id!;
+      if (dto.type === 'direct') {
+        const [a, b] = wanted.map((x) => users.get(x)!);
+        pair = [a!.id, b!.id].sort().join(':');
+        externalId = dto.external_id ?? directExternalId(a!.external_id, b!.external_id);
+        const existing = await this.repo.findDirect(m, workspaceId, pair);
+        if (existing) return { channel: await this.view(m, existing), created: false };
+      }
+      let inserted: boolean;
+      try {
+        inserted = await this.repo.insert(m, {
+          id,
+          workspaceId,
+          type: dto.type,
+          externalId,
+          name: dto.name ?? null,
+          avatarUrl: dto.avatar_url ?? null,
+          createdBy: creator?.id ?? null,
+          directPair: pair,
+        });
+      } catch (e) {
+        if ((e as { code?: string }).code === '23505')
+          throw AppError.validation('external_id', 'is already used by another channel');
+        throw e;
+      }
+      if (!inserted) {
+        // a concurrent create of the same pair won the race; it has committed by now
+        const existing = await this.repo.findDirect(m, workspaceId, pair!);
+        return { channel: await this.view(m, existing!), created: false };
+      }
+      const members = wanted.map((x) => {
+        const u = users.get(x)!;
+        const role: Role | null = dto.type === 'direct' ? null : u.id === creator?.id ? 'admin' : 'member';
+        return { id: u.id, role };
+      });
+      await this.repo.addMembers(m, workspaceId, id, members);
+      const channel = await this.view(m, (await this.repo.lock(m, id))!);
+      await this.events.append(m, {
+        workspaceId,
+        channelId: id,
+        type: 'channel.created',
+        payload: { channel },
+        audience: members.map((x) => x.id),
+      });
+      return { channel, created: true };
+    });
+  }
+
+  async get(workspaceId: string, ref: string): Promise<ChannelPayload> {
+    const row = await this.access.resolve(workspaceId, ref);
+    return this.view(this.db.manager, row);
+  }
+
+  async list(workspaceId: string, q: ListChannelsQueryDto) {
+    const limit = q.limit ?? 50;
+    const cursor = q.before ? decodeCursor(q.before, ['string', 'string']) : undefined;
+    let memberId: string | undefined;
+    if (q.member) {
+      const u = await this.users.findByExternalId(workspaceId, q.member);
+      if (!u) return { channels: [], has_more: false, next_cursor: null };
+      memberId = u.id;
+    }
+    const rows = await this.repo.list(this.db.manager, workspaceId, {
+      memberId,
+      type: q.type,
+      limit,
+      before: cursor ? { createdAt: String(cursor[0]), id: String(cursor[1]) } : undefined,
+    });
+    const page = pageOf(rows, limit, (r) => [r.created_key!, r.id]);
+    return {
+      channels: await this.repo.views(this.db.manager, page.items),
+      has_more: page.has_more,
+      next_cursor: page.next_cursor,
+    };
+  }
+
+  async update(actor: Actor, ref: string, dto: UpdateChannelDto): Promise<ChannelPayload> {
+    return this.db.transaction(async (m) => {
+      const channel = await this.access.resolve(actor.workspaceId, ref, m, true);
+      await this.authorize(m, actor, channel, 'manage');
+      if (channel.type === 'direct')
+        throw AppError.validation(
+          dto.avatar_url !== undefined ? 'avatar_url' : 'name',
+          'direct channels cannot be changed',
+        );
+      await this.repo.update(m, channel.id, dto);
+      const view = await this.view(m, (await this.repo.lock(m, channel.id))!);
+      await this.events.append(m, {
+        workspaceId: actor.workspaceId,
+        channelId: channel.id,
+        type: 'channel.updated',
+        payload: { channel: view },
+      });
+      return view;
+    });
+  }
+
+  async delete(workspaceId: string, ref: string): Promise<void> {
+    await this.db.transaction(async (m) => {
+      const channel = await this.access.resolve(workspaceId, ref, m, true);
+      const view = await this.view(m, channel);
+      const memberIds = (await this.repo.members(m, [channel.id])).map((x) => x.user_id);
+      await this.events.append(m, {
+        workspaceId,
+        channelId: channel.id,
+        type: 'channel.deleted',
+        payload: { channel: view },
+        audience: memberIds,
+      });
+      await this.repo.delete(m, channel.id);
+    });
+  }
+
+  async addMembers(actor: Actor, ref: string, externalIds: string[]): Promise<ChannelPayload> {
+    return this.db.transaction(async (m) => {
+      const channel = await this.access.resolve(actor.workspaceId, ref, m, true);
+      await this.authorize(m, actor, channel, 'manage');
+      if (channel.type === 'direct')
+        throw AppError.validation('member_external_ids', 'direct channels cannot change members');
+      const wanted = [...new Set(externalIds)];
+      const users = await this.requireUsers(m, actor.workspaceId, wanted);
+      const added = await this.repo.addMembers(
+        m,
+        actor.workspaceId,
+        channel.id,
+        wanted.map((x) => ({ id: users.get(x)!.id, role: 'member' as const })),
+      );
+      const byId = new Map([...users.values()].map((u) => [u.id, u]));
+      for (const userId of added) {
+        const u = byId.get(userId)!;
+        await this.events.append(m, {
+          workspaceId: actor.workspaceId,
+          channelId: channel.id,
+          type: 'member.joined',
+          payload: {
+            channel_id: channel.id,
+            channel_external_id: channel.external_id,
+            user_id: u.id,
+            external_id: u.external_id,
+          },
+          audience: [u.id],
+        });
+      }
+      return this.view(m, channel);
+    });
+  }
+
+  async removeMembers(actor: Actor, ref: string, externalIds: string[]): Promise<void> {
+    await this.db.transaction(async (m) => {
+      const channel = await this.access.resolve(actor.workspaceId, ref, m, true);
+      const wanted = [...new Set(externalIds)];
+      const onlySelf = actor.kind === 'user' && wanted.length === 1 && wanted[0] === actor.externalId;
+      await this.authorize(m, actor, channel, onlySelf ? 'member' : 'manage');
+      if (channel.type === 'direct')
+        throw AppError.validation('member_external_ids', 'direct channels cannot change members');
+      const users = await this.requireUsers(m, actor.workspaceId, wanted);
+      const removed = await this.repo.removeMembers(
+        m,
+        channel.id,
+        [...users.values()].map((u) => u.id),
+      );
+      const byId = new Map([...users.values()].map((u) => [u.id, u]));
+      for (const userId of removed) {
+        const u = byId.get(userId)!;
+        await this.events.append(m, {
+          workspaceId: actor.workspaceId,
+          channelId: channel.id,
+          type: 'member.left',
+          payload: {
+            channel_id: channel.id,
+            channel_external_id: channel.external_id,
+            user_id: u.id,
+            external_id: u.external_id,
+          },
+          audience: [u.id],
+        });
+      }
+      if (removed.length) await this.ensureAnAdmin(m, actor.workspaceId, channel);
+    });
+  }
+
+  async setRole(actor: Actor, ref: string, externalId: string, role: Role): Promise<ChannelPayload> {
+    return this.db.transaction(async (m) => {
+      const channel = await this.access.resolve(actor.workspaceId, ref, m, true);
+      await this.authorize(m, actor, channel, 'manage');
+      if (channel.type === 'direct') throw AppError.validation('role', 'direct channels have no roles');
+      const user = await this.users.findByExternalId(actor.workspaceId, externalId, m);
+      const target = user ? await this.repo.member(m, channel.id, user.id) : null;
+      if (!user || !target) throw AppError.notFound('Member');
+      if (target.role === role) return this.view(m, channel);
+      if (role === 'member') {
+        const admins = (await this.repo.members(m, [channel.id])).filter((x) => x.role === 'admin');
+        if (admins.length <= 1) throw new AppError('LAST_ADMIN');
+      }
+      await this.repo.setRole(m, channel.id, user.id, role);
+      await this.events.append(m, {
+        workspaceId: actor.workspaceId,
+        channelId: channel.id,
+        type: 'member.role_changed',
+        payload: {
+          channel_id: channel.id,
+          channel_external_id: channel.external_id,
+          user_id: user.id,
+          external_id: user.external_id,
+          role,
+        },
+      });
+      return this.view(m, channel);
+    });
+  }
+
+  /** After someone leaves: a group that still has members but no admin gets its earliest-joined member promoted. */
+  private async ensureAnAdmin(m: EntityManager, workspaceId: string, channel: ChannelRow): Promise<void> {
+    const members = await this.repo.members(m, [channel.id]);
+    if (!members.length || members.some((x) => x.role === 'admin')) return;
+    const next = members[0]!; // ordered by joined_at
+    await this.repo.setRole(m, channel.id, next.user_id, 'admin');
+    await this.events.append(m, {
+      workspaceId,
+      channelId: channel.id,
+      type: 'member.role_changed',
+      payload: {
+        channel_id: channel.id,
+        channel_external_id: channel.external_id,
+        user_id: next.user_id,
+        external_id: next.external_id,
+        role: 'admin',
+      },
+    });
+  }
+
+  /** Backend keys pass; a user must be a member (403 NOT_A_MEMBER) and, to manage, an admin (403 FORBIDDEN). */
+  private async authorize(
+    m: EntityManager,
+    actor: Actor,
+    channel: ChannelRow,
+    need: 'member' | 'manage',
+  ): Promise<MemberRow | null> {
+    if (actor.kind === 'backend') return null;
+    const me = await this.repo.member(m, channel.id, actor.userId);
+    if (!me) throw new AppError('NOT_A_MEMBER');
+    if (need === 'manage' && channel.type === 'group' && me.role !== 'admin') {
+      throw new AppError('FORBIDDEN', 'Only a channel admin can do this');
+    }
+    return me;
+  }
+
+  private async requireUsers(
+    m: EntityManager,
+    workspaceId: string,
+    externalIds: string[],
+    createdBy?: string,
+  ): Promise<Map<string, UserRow>> {
+    const rows = await this.users.findManyByExternalIds(workspaceId, externalIds, m);
+    const found = new Map(rows.map((r) => [r.external_id, r]));
+    const missing = externalIds.filter((x) => !found.has(x));
+    if (missing.length) {
+      throw new AppError(
+        'VALIDATION_ERROR',
+        `Unknown users: ${missing.join(', ')}`,
+        missing.map((x) => ({
+          field: x === createdBy ? 'created_by' : 'member_external_ids',
+          message: `unknown user ${x}`,
+        })),
+      );
+    }
+    return found;
+  }
+
+  private async view(m: EntityManager, row: ChannelRow): Promise<ChannelPayload> {
+    const [v] = await this.repo.views(m, [row]);
+    return v!;
+  }
+
+  /** Members with role and presence; `online` comes from the presence store once realtime is wired. */
+  async presence(p: WorkspacePrincipal, ref: string) {
+    const { channel } = await this.access.open(p, ref);
+    const rows: { external_id: string; role: Role | null; last_seen_at: Date | null; user_id: string }[] =
+      await this.db.query(
+        `SELECT u.id AS user_id, u.external_id, cm.role, u.last_seen_at FROM channel_members cm JOIN users u ON u.id = cm.user_id
+        WHERE cm.channel_id = $1 ORDER BY cm.joined_at, u.external_id`,
+        [channel.id],
+      );
+    const online = await this.presenceReader.onlineOf(rows.map((r) => r.user_id));
+    return {
+      members: rows.map((r) => ({
+        external_id: r.external_id,
+        role: channel.type === 'direct' ? null : r.role,
+        online: online.has(r.user_id),
+        last_seen_at: r.last_seen_at ? isoNotNull(r.last_seen_at) : null,
+      })),
+    };
+  }
+
+  asActor(p: WorkspacePrincipal): Actor {
+    return p.kind === 'backend' ? { kind: 'backend', workspaceId: p.workspaceId } : p;
+  }
+}

@@ -1,0 +1,27 @@
+import type { EntityManager } from 'typeorm';
+
+/**
+ * Runs a statement and returns its rows. TypeORM's postgres driver answers UPDATE and DELETE with
+ * `[rows, rowCount]` but SELECT and INSERT with `rows`; this hides the difference, so a
+ * `... RETURNING` reads the same whatever the verb.
+ */
+export async function rows<T>(m: EntityManager, text: string, params: unknown[] = []): Promise<T[]> {
+  const result: unknown = await m.query(text, params);
+  if (
+    Array.isArray(result) &&
+    result.length === 2 &&
+    Array.isArray(result[0]) &&
+    typeof result[1] === 'number'
+  ) {
+    return result[0] as T[];
+  }
+  return result as T[];
+}
+
+/**
+ * A timestamp column as exact text (microseconds) for keyset cursors. JavaScript dates keep only
+ * milliseconds, and a cursor cut to milliseconds would skip or repeat rows within the same millisecond.
+ */
+export function exactTime(column: string): string {
+  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+}

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { ChannelsModule } from '../channels/channels.module';
+import { UsersModule } from '../users/users.module';
+import { ReceiptsController } from './receipts.controller';
+import { ReceiptsService } from './receipts.service';
+
+@Module({
+  imports: [ChannelsModule, UsersModule],
+  controllers: [ReceiptsController],
+  providers: [ReceiptsService],
+})
+export class ReceiptsModule {}
