@@ -6,12 +6,15 @@ import { json } from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
+import { UPLOADS_PREFIX } from './attachments/uploads.controller';
 import { SECURITY } from './common/auth/auth.decorator';
 import { sendError } from './common/errors/app-exception.filter';
 import { createValidationPipe } from './common/errors/validation';
 import { requestIdMiddleware } from './common/http/request-id';
 import type { AppConfig } from './config/config.schema';
 import { Metrics } from './ops/metrics';
+import { RedisService } from './infra/redis/redis.module';
+import { RealtimeIoAdapter } from './realtime/realtime-io.adapter';
 
 export const BODY_LIMIT_BYTES = 256 * 1024;
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -32,12 +35,15 @@ export async function createApp(config: AppConfig, opts: { logs?: boolean } = {}
   const parseJson = json({ limit: BODY_LIMIT_BYTES });
   app.use(requestIdMiddleware);
   app.use(app.get(Metrics).middleware());
-  // body-parser errors (too large, bad JSON) happen before Nest: answer them in the contract's shape here
+  // body-parser errors (too large, bad JSON) happen before Nest: answer them in the contract's shape here.
+  // Local-driver uploads are raw bodies of any allowed type, streamed to disk by their own route.
   app.use((req: Request, res: Response, next: NextFunction) =>
-    parseJson(req, res, (err?: unknown) => (err ? sendError(err, req, res, errorLogger) : next())),
+    req.path.startsWith(UPLOADS_PREFIX) ? next() : parseJson(req, res, (err?: unknown) => (err ? sendError(err, req, res, errorLogger) : next())),
   );
   app.useGlobalPipes(createValidationPipe());
-  app.enableShutdownHooks();
+  app.useWebSocketAdapter(new RealtimeIoAdapter(app, app.get(RedisService)));
+  // no enableShutdownHooks(): main.ts owns SIGTERM/SIGINT and calls app.close() once (two concurrent
+  // closes ran every shutdown hook twice: "Called end on pool more than once", exit code 1)
   setupOpenApi(app, config);
   return app;
 }

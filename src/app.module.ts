@@ -13,10 +13,21 @@ import { RedisModule } from './infra/redis/redis.module';
 import { SecretsModule } from './infra/secrets/secrets.module';
 import { OpsModule } from './ops/ops.module';
 import { UsersModule } from './users/users.module';
+import { WebhookDeliveryModule } from './webhooks/webhook-delivery.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
+import { MessagesModule } from './messages/messages.module';
+import { ReactionsModule } from './reactions/reactions.module';
+import { BlocksModule } from './blocks/blocks.module';
+import { MutesModule } from './mutes/mutes.module';
 import { ChannelsModule } from './channels/channels.module';
 import { ReceiptsModule } from './receipts/receipts.module';
 import { MyChannelsModule } from './channels/my-channels.module';
 import { WorkspacesModule } from './workspaces/workspaces.module';
+import { PresenceModule } from './realtime/presence.module';
+import { RealtimeModule } from './realtime/realtime.module';
+import { AttachmentsModule } from './attachments/attachments.module';
+import { DevicesModule } from './push/devices.module';
+import { PushModule } from './push/push.module';
 
 export const REDACTED_PATHS = [
   'req.headers.authorization',
@@ -39,7 +50,7 @@ function stripTokenFromUrl(url: string | undefined): string | undefined {
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
-    const api: Type[] = config.SERVICE_ROLE === 'worker' ? [] : [UsersModule, ChannelsModule, MyChannelsModule, ReceiptsModule];
+    const api: Type[] = config.SERVICE_ROLE === 'worker' ? [] : [UsersModule, ChannelsModule, MyChannelsModule, ReceiptsModule, MessagesModule, ReactionsModule, BlocksModule, MutesModule, WebhooksModule, RealtimeModule, AttachmentsModule, DevicesModule];
     return {
       module: AppModule,
       imports: [
@@ -69,6 +80,9 @@ export class AppModule {
         EventsModule,
         OpsModule,
         WorkspacesModule,
+        PresenceModule,
+        WebhookDeliveryModule, // relay + delivery workers (started unless SERVICE_ROLE=api)
+        PushModule, // relay + FCM worker (started unless SERVICE_ROLE=api, and only with a service account)
         ...api,
       ],
       providers: [

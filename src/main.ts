@@ -38,7 +38,7 @@ async function main(): Promise<void> {
         process.exit(1);
       });
   };
-  // enableShutdownHooks also listens; this adds the deadline and a clean exit code
+  // the only signal handlers (createApp does not enable Nest's): one app.close(), a deadline, a clean exit code
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
 }

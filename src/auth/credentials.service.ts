@@ -90,8 +90,11 @@ export class CredentialsService extends Authenticator {
     if (!row) throw unauthorized('Unknown kid');
     let claims: { sub?: unknown; iat?: unknown; exp?: unknown };
     try {
-      claims = verify(token, this.box.open(row.secret_sealed), { algorithms: ['HS256'] }) as typeof claims;
+      const verified = verify(token, this.box.open(row.secret_sealed), { algorithms: ['HS256'] });
+      if (typeof verified === 'string') throw unauthorized('Malformed token');
+      claims = verified;
     } catch (e) {
+      if (e instanceof AppError) throw e;
       throw unauthorized(e instanceof JsonWebTokenError && e.name === 'TokenExpiredError' ? 'The token has expired' : 'Invalid token');
     }
     const { iat, exp } = claims;

@@ -1,13 +1,7 @@
 /**
- * Which users are online right now. The realtime gateway provides the real implementation (sockets on
- * every instance, through Redis when configured); until it is bound, nobody is online.
+ * Which users are online right now: a socket on any instance. Implemented by the realtime
+ * PresenceStore (src/realtime), read by the channels API.
  */
 export abstract class PresenceReader {
   abstract onlineOf(userIds: string[]): Promise<Set<string>>;
-}
-
-export class NobodyOnline extends PresenceReader {
-  async onlineOf(): Promise<Set<string>> {
-    return new Set();
-  }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { newId } from '../common/ids';
 import { rows } from '../infra/database/sql';
+import { HAS_EVENTS } from './event-notifier';
 import { DomainEventType, NewEvent, StoredEvent } from './event-types';
 
 /**
@@ -12,6 +13,7 @@ import { DomainEventType, NewEvent, StoredEvent } from './event-types';
 @Injectable()
 export class EventLogService {
   async append<T extends DomainEventType>(manager: EntityManager, event: NewEvent<T>): Promise<StoredEvent> {
+    if (manager.queryRunner) (manager.queryRunner.data as Record<string, unknown>)[HAS_EVENTS] = true;
     let seq: number | null = null;
     if (event.channelId) {
       const updated = await rows<{ last_seq: number }>(

@@ -123,26 +123,26 @@ export class MessageViews {
     const found = rows.map((r) => r.id);
     const channelIds = [...new Set(rows.map((r) => r.channel_id))];
 
-    const [mentions, reactions, cursors, settings] = await Promise.all([
-      m.query(
-        `SELECT mm.message_id, mm.user_id, u.external_id, u.name
+    // one after another: inside a transaction they share one connection, which runs one query at a time
+    const mentions = await m.query<(MentionRef & { message_id: string })[]>(
+      `SELECT mm.message_id, mm.user_id, u.external_id, u.name
            FROM message_mentions mm JOIN users u ON u.id = mm.user_id
           WHERE mm.message_id = ANY($1::uuid[])
           ORDER BY mm.message_id, mm.position`,
-        [found],
-      ) as Promise<(MentionRef & { message_id: string })[]>,
-      m.query(
-        `SELECT message_id, emoji, count(*)::int AS count,
+      [found],
+    );
+    const reactions = await m.query<(ReactionView & { message_id: string })[]>(
+      `SELECT message_id, emoji, count(*)::int AS count,
                 COALESCE(bool_or(user_id = $2::uuid), false) AS reacted_by_me, min(created_at) AS first_at
            FROM reactions WHERE message_id = ANY($1::uuid[])
           GROUP BY message_id, emoji
           ORDER BY message_id, first_at, emoji`,
-        [found, viewer.userId],
-      ) as Promise<(ReactionView & { message_id: string })[]>,
-      // per channel, the two members furthest behind on each cursor: "every other member is at or past
-      // the message" is "the furthest-behind member other than the author is", whoever the author is
-      m.query(
-        `SELECT ch.id AS channel_id, x.kind, x.user_id, x.at_us
+      [found, viewer.userId],
+    );
+    // per channel, the two members furthest behind on each cursor: "every other member is at or past
+    // the message" is "the furthest-behind member other than the author is", whoever the author is
+    const cursors = await m.query<CursorRow[]>(
+      `SELECT ch.id AS channel_id, x.kind, x.user_id, x.at_us
            FROM unnest($1::uuid[]) AS ch(id)
            CROSS JOIN LATERAL (
              (SELECT 'd' AS kind, cm.user_id, (extract(epoch FROM cm.last_delivered_at) * 1000000)::bigint::text AS at_us
@@ -151,12 +151,12 @@ export class MessageViews {
              (SELECT 'r' AS kind, cm.user_id, (extract(epoch FROM cm.last_read_at) * 1000000)::bigint::text AS at_us
                 FROM channel_members cm WHERE cm.channel_id = ch.id ORDER BY cm.last_read_at LIMIT 2)
            ) x`,
-        [channelIds],
-      ) as Promise<CursorRow[]>,
-      m.query(`SELECT settings->'read_receipts_enabled' AS read_receipts FROM workspaces WHERE id = $1`, [viewer.workspaceId]) as Promise<
-        { read_receipts: unknown }[]
-      >,
-    ]);
+      [channelIds],
+    );
+    const settings = await m.query<{ read_receipts: unknown }[]>(
+      `SELECT settings->'read_receipts_enabled' AS read_receipts FROM workspaces WHERE id = $1`,
+      [viewer.workspaceId],
+    );
     // with read receipts off there are no read ticks in either direction (SPEC.md, Realtime)
     const readReceipts = settings[0]?.read_receipts !== false;
 
@@ -177,7 +177,9 @@ export class MessageViews {
         channel_id: r.channel_id,
         channel_external_id: r.channel_external_id,
         user_id: r.user_id,
-        user: r.u_id ? { id: r.u_id, external_id: r.u_external_id!, name: r.u_name, avatar_url: r.u_avatar_url } : null,
+        user: r.u_id
+          ? { id: r.u_id, external_id: r.u_external_id!, name: r.u_name, avatar_url: r.u_avatar_url }
+          : null,
         content: deleted ? '' : r.content,
         type: r.type,
         attachment_url: deleted ? null : r.attachment_url,
@@ -195,8 +197,20 @@ export class MessageViews {
               },
             }
           : {}),
-        ...(mentioned.length ? { mentions: mentioned.map((x) => ({ user_id: x.user_id, external_id: x.external_id, name: x.name })) } : {}),
-        reactions: (reactionsOf.get(r.id) ?? []).map((x) => ({ emoji: x.emoji, count: x.count, reacted_by_me: x.reacted_by_me })),
+        ...(mentioned.length
+          ? {
+              mentions: mentioned.map((x) => ({
+                user_id: x.user_id,
+                external_id: x.external_id,
+                name: x.name,
+              })),
+            }
+          : {}),
+        reactions: (reactionsOf.get(r.id) ?? []).map((x) => ({
+          emoji: x.emoji,
+          count: x.count,
+          reacted_by_me: x.reacted_by_me,
+        })),
         receipt_status: receiptStatus(r, cursorsOf, readReceipts),
         created_at: isoNotNull(r.created_at),
         edited_at: iso(r.edited_at),
@@ -213,9 +227,14 @@ export class MessageViews {
   }
 }
 
-function receiptStatus(r: MessageRow, cursorsOf: Map<string, CursorRow[]>, readReceipts: boolean): ReceiptStatus {
+function receiptStatus(
+  r: MessageRow,
+  cursorsOf: Map<string, CursorRow[]>,
+  readReceipts: boolean,
+): ReceiptStatus {
   const created = BigInt(r.created_us);
-  const behind = (kind: 'd' | 'r'): CursorRow | undefined => (cursorsOf.get(`${r.channel_id}:${kind}`) ?? []).find((c) => c.user_id !== r.user_id);
+  const behind = (kind: 'd' | 'r'): CursorRow | undefined =>
+    (cursorsOf.get(`${r.channel_id}:${kind}`) ?? []).find((c) => c.user_id !== r.user_id);
   const slowestDelivered = behind('d');
   if (!slowestDelivered) return 'sent'; // nobody else in the channel
   if (readReceipts) {

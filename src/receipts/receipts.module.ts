@@ -8,5 +8,6 @@ import { ReceiptsService } from './receipts.service';
   imports: [ChannelsModule, UsersModule],
   controllers: [ReceiptsController],
   providers: [ReceiptsService],
+  exports: [ReceiptsService],
 })
 export class ReceiptsModule {}

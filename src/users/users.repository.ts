@@ -71,8 +71,9 @@ export class UsersRepository {
   }
 
   async delete(m: EntityManager, workspaceId: string, externalId: string): Promise<UserRow | null> {
+    // wrapped in a CTE: TypeORM answers a bare DELETE/UPDATE … RETURNING with [rows, rowCount], not rows
     const rows: UserRow[] = await m.query(
-      `DELETE FROM users WHERE workspace_id = $1 AND external_id = $2 RETURNING ${COLUMNS}`,
+      `WITH d AS (DELETE FROM users WHERE workspace_id = $1 AND external_id = $2 RETURNING ${COLUMNS}) SELECT * FROM d`,
       [workspaceId, externalId],
     );
     return rows[0] ?? null;

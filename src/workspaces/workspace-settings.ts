@@ -48,5 +48,5 @@ export function deepMerge<T>(base: T, patch: unknown): T {
 }
 
 export function effectiveSettings(stored: unknown): WorkspaceSettings {
-  return deepMerge(defaultSettings(), stored);
+  return deepMerge(defaultSettings(), isPlainObject(stored) ? stored : {});
 }

@@ -64,7 +64,8 @@ export class WorkspacesRepository {
   }
 
   async delete(id: string): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(`DELETE FROM workspaces WHERE id = $1 RETURNING id`, [id]);
+    // wrapped in a CTE: TypeORM answers a bare DELETE/UPDATE … RETURNING with [rows, rowCount], not rows
+    const rows: unknown[] = await this.db.query(`WITH d AS (DELETE FROM workspaces WHERE id = $1 RETURNING id) SELECT id FROM d`, [id]);
     return rows.length === 1;
   }
 

@@ -40,7 +40,7 @@ export async function startTestApp(overrides: Record<string, string> = {}, share
       env.DATABASE_URL = db.url;
       process.env.SERVICE_REDIS_PREFIX = `t${randomBytes(4).toString('hex')}:`;
     }
-    env.REDIS_URL = REDIS_URL;
+    env.REDIS_URL = overrides.REDIS_URL ?? REDIS_URL; // a test may bring its own Redis (fault tests stop it)
     env.SERVICE_ENCRYPTION_KEY = env.SERVICE_ENCRYPTION_KEY ?? randomBytes(32).toString('base64');
   } else {
     env.SERVICE_DATA_DIR = env.SERVICE_DATA_DIR ?? 'memory://';

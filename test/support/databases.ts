@@ -53,7 +53,7 @@ export async function ensureTemplate(): Promise<void> {
 
 /** A fresh database for one test file, cloned from the template. */
 export async function cloneDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `chat_t_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const name = `chat_t_${runId()}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   await ensureTemplate();
   await admin((c) => c.query(`CREATE DATABASE "${name}" TEMPLATE "${templateName()}"`));
   return {
@@ -62,9 +62,15 @@ export async function cloneDatabase(): Promise<{ url: string; drop: () => Promis
   };
 }
 
+/** One id per test run (set by the global setup, inherited by the workers), so a run only drops its own databases. */
+export function runId(): string {
+  if (!process.env.CHAT_TEST_RUN) process.env.CHAT_TEST_RUN = randomBytes(3).toString('hex');
+  return process.env.CHAT_TEST_RUN;
+}
+
 export async function dropTestDatabases(): Promise<void> {
   await admin(async (c) => {
-    const { rows } = await c.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'chat_t\\_%'`);
+    const { rows } = await c.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [`chat_t_${runId()}_%`]);
     for (const r of rows) await c.query(`DROP DATABASE IF EXISTS "${r.datname}" WITH (FORCE)`).catch(() => undefined);
   });
 }

@@ -1,5 +1,6 @@
-import { ensureTemplate } from './databases';
+import { ensureTemplate, runId } from './databases';
 
 export default async function globalSetup(): Promise<void> {
+  runId();
   await ensureTemplate();
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'crypto';
 import type { NextFunction, Request, Response } from 'express';
 
-const ACCEPTED = /^[A-Za-z0-9._:@\-]{1,128}$/;
+const ACCEPTED = /^[A-Za-z0-9._:@-]{1,128}$/;
 
 /** Takes X-Request-Id from the request when it is sane, else makes one; echoes it on the response. */
 export function requestIdMiddleware(req: Request & { id?: string }, res: Response, next: NextFunction): void {

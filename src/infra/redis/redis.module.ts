@@ -42,7 +42,8 @@ export class RedisService implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all([this.client, ...this.extra].map((c) => c?.quit().catch(() => c.disconnect())));
+    const conns = [this.client, ...this.extra].filter((c): c is Redis => c !== null);
+    await Promise.all(conns.map((c) => c.quit().catch(() => c.disconnect())));
   }
 
   private connect(name: string, options: { maxRetriesPerRequest?: number | null } = {}): Redis {

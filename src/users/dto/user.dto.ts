@@ -16,6 +16,7 @@ import {
   ValidationArguments,
   registerDecorator,
 } from 'class-validator';
+import { IsOptionalNotNull } from '../../common/http/optional';
 
 export const EXTERNAL_ID_PATTERN = /^[^\s/\\?#%]{1,128}$/u;
 export const EXTERNAL_ID_RULE = 'must be 1-128 characters without spaces, slashes, ?, # or %';
@@ -60,5 +61,5 @@ export class BatchUpsertUsersDto {
 
 export class IssueTokenDto {
   /** Token lifetime, 60-86400 s (default 3600). */
-  @IsOptional() @IsInt() @Min(60) @Max(86400) ttl_seconds?: number;
+  @IsOptionalNotNull() @IsInt() @Min(60) @Max(86400) ttl_seconds?: number;
 }

@@ -1,4 +1,5 @@
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsInt, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsOptionalNotNull } from '../../common/http/optional';
 
 export class CreateWorkspaceDto {
   @IsString()
@@ -9,7 +10,7 @@ export class CreateWorkspaceDto {
 
 export class RotateSecretDto {
   /** How long the old key pair and tokens signed with the old secret keep working (0-86400 s). */
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsInt()
   @Min(0)
   @Max(86400)

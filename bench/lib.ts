@@ -1,0 +1,133 @@
+import { ChildProcess, spawn } from 'child_process';
+import { randomBytes } from 'crypto';
+import { mkdtempSync, rmSync } from 'fs';
+import { createServer } from 'net';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { Client } from 'pg';
+
+export const ROOT = join(__dirname, '..');
+export const PG_ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+export const BENCH_REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const API_KEY = 'pk_bench_key_0001';
+export const API_SECRET = 'sk_bench_secret_000000000001';
+
+export type Mode = 'embedded' | 'postgres';
+
+export interface Server {
+  baseUrl: string;
+  /** milliseconds from spawn to the first 200 from /readyz */
+  readyMs: number;
+  stop: () => Promise<void>;
+}
+
+export interface Storage {
+  env: Record<string, string>;
+  drop: () => Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function pgAdmin(sql: string): Promise<void> {
+  const c = new Client({ connectionString: PG_ADMIN_URL });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+
+/** A fresh, empty place to keep data: a new data directory, or a new PostgreSQL database (+ Redis). */
+export async function freshStorage(mode: Mode): Promise<Storage> {
+  if (mode === 'embedded') {
+    const dir = mkdtempSync(join(tmpdir(), 'chat-bench-'));
+    return { env: { SERVICE_DATA_DIR: dir }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const name = `chat_bench_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  await pgAdmin(`CREATE DATABASE "${name}"`);
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    env: {
+      DATABASE_URL: url.toString(),
+      REDIS_URL: BENCH_REDIS_URL,
+      SERVICE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      SERVICE_REDIS_PREFIX: `${name}:`,
+    },
+    drop: () => pgAdmin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
+  };
+}
+
+/** Spawns `node dist/main.js` the way production runs it and waits until /readyz answers 200. */
+export async function startServer(storage: Storage, extraEnv: Record<string, string> = {}): Promise<Server> {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production' };
+  Object.assign(env, {
+    PORT: String(port),
+    SERVICE_BASE_URL: baseUrl,
+    SERVICE_BOOTSTRAP_API_KEY: API_KEY,
+    SERVICE_BOOTSTRAP_API_SECRET: API_SECRET,
+    LOG_LEVEL: 'info',
+    ...storage.env,
+    ...extraEnv,
+  });
+  const started = process.hrtime.bigint();
+  const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  const deadline = Date.now() + 60_000;
+  let readyMs = -1;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${stderr}`);
+    try {
+      const res = await fetch(`${baseUrl}/readyz`);
+      if (res.status === 200) {
+        readyMs = Number(process.hrtime.bigint() - started) / 1e6;
+        break;
+      }
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  if (readyMs < 0) {
+    child.kill('SIGKILL');
+    throw new Error(`server not ready within 60 s: ${stderr}`);
+  }
+  return {
+    baseUrl,
+    readyMs,
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+export const authHeader = `Bearer ${API_KEY}:${API_SECRET}`;
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+export const modesFromArgs = (argv: string[]): Mode[] => {
+  const only = argv.find((a) => a.startsWith('--mode='))?.slice(7);
+  return only === 'embedded' || only === 'postgres' ? [only] : ['embedded', 'postgres'];
+};

@@ -1,0 +1,27 @@
+import { IsInt, IsOptional, IsString, MaxLength, Min, MinLength } from 'class-validator';
+
+export class PresignAttachmentDto {
+  /** The file's name; only a safe base name of it is kept. */
+  @IsString() @MinLength(1) @MaxLength(1024) filename!: string;
+
+  /** MIME type, one of the allowed attachment types (CONTRACT §9). */
+  @IsString() @MinLength(1) @MaxLength(255) mime_type!: string;
+
+  /** Exact size in bytes; the upload must match it. */
+  @IsInt() @Min(1) size_bytes!: number;
+
+  /** Channel id or external_id the file is meant for; a user must be a member. */
+  @IsOptional() @IsString() @MinLength(1) @MaxLength(200) channel_id?: string;
+}
+
+export class PresignResponseDto {
+  upload_url!: string;
+  /** Always PUT. */
+  method!: 'PUT';
+  /** Headers to send with the PUT (Content-Type). */
+  headers!: Record<string, string>;
+  /** Where the file is readable once uploaded; use it as a message's attachment_url. */
+  public_url!: string;
+  key!: string;
+  expires_at!: string;
+}

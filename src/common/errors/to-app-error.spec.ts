@@ -1,0 +1,38 @@
+import { BadRequestException, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
+import { AppError, errorBody, httpStatusOf } from './app-error';
+import { toAppError } from './to-app-error';
+
+describe('toAppError', () => {
+  it('passes AppErrors through', () => {
+    const e = new AppError('NOT_A_MEMBER');
+    expect(toAppError(e)).toEqual({ error: e, unexpected: false });
+  });
+
+  it('turns anything unknown into a 500 INTERNAL that leaks nothing', () => {
+    const { error, unexpected } = toAppError(new Error('relation "secret_table" does not exist at SELECT * FROM ...'));
+    expect(unexpected).toBe(true);
+    expect(error.code).toBe('INTERNAL');
+    expect(httpStatusOf(error.code)).toBe(500);
+    const body = JSON.stringify(errorBody(error, 'rid'));
+    expect(body).not.toContain('secret_table');
+    expect(body).not.toContain('SELECT');
+    expect(errorBody(error, 'rid')).toEqual({ error: { code: 'INTERNAL', message: 'Internal error', request_id: 'rid' } });
+    expect(toAppError('a string').error.code).toBe('INTERNAL');
+    expect(toAppError(null).error.code).toBe('INTERNAL');
+  });
+
+  it('maps a dependency outage to 503 UNAVAILABLE with Retry-After', () => {
+    const { error } = toAppError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
+    expect(error.code).toBe('UNAVAILABLE');
+    expect(error.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+  });
+
+  it('maps framework and body-parser errors to contract codes', () => {
+    expect(toAppError(new NotFoundException()).error.code).toBe('NOT_FOUND');
+    expect(toAppError(new BadRequestException('x')).error.code).toBe('VALIDATION_ERROR');
+    expect(toAppError(new PayloadTooLargeException()).error.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(toAppError({ type: 'entity.too.large', status: 413 }).error.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(toAppError({ type: 'entity.parse.failed', status: 400 }).error.code).toBe('VALIDATION_ERROR');
+    expect(toAppError({ type: 'encoding.unsupported', status: 415 }).error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+});

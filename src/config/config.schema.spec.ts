@@ -1,0 +1,149 @@
+import { randomBytes } from 'crypto';
+import { CONFIG_SCHEMA, ConfigError, loadConfig } from './config.schema';
+
+const KEY = randomBytes(32).toString('base64');
+
+function problems(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+  } catch (e) {
+    if (e instanceof ConfigError) return e.message;
+    throw e;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('applies the documented defaults to an empty environment', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      PORT: 3000,
+      SERVICE_DATA_DIR: './data',
+      SERVICE_ROLE: 'all',
+      SERVICE_MAX_MESSAGE_SIZE_BYTES: 8192,
+      SERVICE_MAX_ATTACHMENT_SIZE_BYTES: 10_485_760,
+      SERVICE_RATE_LIMIT_MESSAGES_PER_MINUTE: 60,
+      SERVICE_STORAGE_DRIVER: 'local',
+      SERVICE_WEBHOOK_ALLOW_PRIVATE_NETWORKS: false,
+      SERVICE_WEBHOOK_RETRY_SCHEDULE_SECONDS: [30, 120, 600, 3600, 21600],
+      SERVICE_WEBHOOK_RETRY_JITTER: 0.2,
+      SERVICE_WEBHOOK_TIMEOUT_MS: 10_000,
+      SERVICE_WEBHOOK_AUTO_DISABLE_FAILURES: 24,
+      SERVICE_EVENT_RETENTION_DAYS: 30,
+      LOG_LEVEL: 'info',
+      embedded: true,
+      baseUrl: 'http://localhost:3000',
+      publicFilesUrl: 'http://localhost:3000/files/',
+    });
+    for (const k of [
+      'DATABASE_URL',
+      'REDIS_URL',
+      'SERVICE_ADMIN_TOKEN',
+      'SERVICE_EDIT_WINDOW_SECONDS',
+      'SERVICE_UNSEND_WINDOW_SECONDS',
+      'SERVICE_ENCRYPTION_KEY',
+      'SERVICE_ALLOWED_ATTACHMENT_TYPES',
+    ] as const) {
+      expect(c[k]).toBeUndefined();
+    }
+  });
+
+  it('parses set values', () => {
+    const c = loadConfig({
+      PORT: '8080',
+      SERVICE_BASE_URL: 'https://chat.example.com/',
+      DATABASE_URL: 'postgresql://u@db:5432/chat',
+      SERVICE_ENCRYPTION_KEY: KEY,
+      REDIS_URL: 'redis://cache:6379',
+      SERVICE_ROLE: 'worker',
+      SERVICE_WEBHOOK_RETRY_SCHEDULE_SECONDS: '0.2, 0.2,0.2',
+      SERVICE_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'TRUE',
+      SERVICE_EDIT_WINDOW_SECONDS: '900',
+      SERVICE_ALLOWED_ATTACHMENT_TYPES: 'image/png, application/pdf',
+    });
+    expect(c.PORT).toBe(8080);
+    expect(c.baseUrl).toBe('https://chat.example.com');
+    expect(c.publicFilesUrl).toBe('https://chat.example.com/files/');
+    expect(c.embedded).toBe(false);
+    expect(c.SERVICE_ENCRYPTION_KEY).toEqual(Buffer.from(KEY, 'base64'));
+    expect(c.SERVICE_ROLE).toBe('worker');
+    expect(c.SERVICE_WEBHOOK_RETRY_SCHEDULE_SECONDS).toEqual([0.2, 0.2, 0.2]);
+    expect(c.SERVICE_WEBHOOK_ALLOW_PRIVATE_NETWORKS).toBe(true);
+    expect(c.SERVICE_EDIT_WINDOW_SECONDS).toBe(900);
+    expect(c.SERVICE_ALLOWED_ATTACHMENT_TYPES).toEqual(['image/png', 'application/pdf']);
+  });
+
+  it('treats an empty value as unset', () => {
+    const c = loadConfig({ SERVICE_ADMIN_TOKEN: '', SERVICE_EDIT_WINDOW_SECONDS: '', DATABASE_URL: '' });
+    expect(c.SERVICE_ADMIN_TOKEN).toBeUndefined();
+    expect(c.SERVICE_EDIT_WINDOW_SECONDS).toBeUndefined();
+    expect(c.embedded).toBe(true);
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['PORT', '80.5'],
+    ['SERVICE_BASE_URL', 'not a url'],
+    ['SERVICE_BASE_URL', 'ftp://example.com'],
+    ['DATABASE_URL', 'mysql://localhost/db'],
+    ['REDIS_URL', 'http://localhost:6379'],
+    ['SERVICE_ROLE', 'web'],
+    ['SERVICE_ENCRYPTION_KEY', 'c2hvcnQ='],
+    ['SERVICE_MAX_MESSAGE_SIZE_BYTES', '0'],
+    ['SERVICE_MAX_ATTACHMENT_SIZE_BYTES', '-1'],
+    ['SERVICE_RATE_LIMIT_MESSAGES_PER_MINUTE', 'lots'],
+    ['SERVICE_EDIT_WINDOW_SECONDS', '0'],
+    ['SERVICE_UNSEND_WINDOW_SECONDS', 'forever'],
+    ['SERVICE_STORAGE_DRIVER', 'gcs'],
+    ['SERVICE_S3_PUBLIC_URL', 'files'],
+    ['SERVICE_S3_ENDPOINT', 'minio:9000'],
+    ['SERVICE_S3_FORCE_PATH_STYLE', 'maybe'],
+    ['SERVICE_WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'sometimes'],
+    ['SERVICE_WEBHOOK_RETRY_SCHEDULE_SECONDS', '30,,120'],
+    ['SERVICE_WEBHOOK_RETRY_SCHEDULE_SECONDS', '30,-1'],
+    ['SERVICE_WEBHOOK_RETRY_SCHEDULE_SECONDS', 'soon'],
+    ['SERVICE_WEBHOOK_RETRY_JITTER', '1.5'],
+    ['SERVICE_WEBHOOK_RETRY_JITTER', 'abc'],
+    ['SERVICE_WEBHOOK_TIMEOUT_MS', '10'],
+    ['SERVICE_WEBHOOK_AUTO_DISABLE_FAILURES', '0'],
+    ['SERVICE_EVENT_RETENTION_DAYS', '0'],
+    ['LOG_LEVEL', 'verbose'],
+  ])('a bad %s (%p) stops start-up with a message naming it', (name, value) => {
+    expect(problems({ [name]: value })).toMatch(new RegExp(`^  - ${name} `, 'm'));
+  });
+
+  it('names every bad variable at once', () => {
+    const msg = problems({ PORT: 'x', SERVICE_ROLE: 'y', LOG_LEVEL: 'z' });
+    for (const name of ['PORT', 'SERVICE_ROLE', 'LOG_LEVEL']) expect(msg).toContain(`- ${name} `);
+  });
+
+  it('requires SERVICE_ENCRYPTION_KEY with DATABASE_URL', () => {
+    expect(problems({ DATABASE_URL: 'postgresql://localhost/chat' })).toContain('SERVICE_ENCRYPTION_KEY');
+    expect(() => loadConfig({ DATABASE_URL: 'postgresql://localhost/chat', SERVICE_ENCRYPTION_KEY: KEY })).not.toThrow();
+    expect(() => loadConfig({ SERVICE_ENCRYPTION_KEY: KEY })).not.toThrow();
+  });
+
+  it('checks the bootstrap pair together and by shape', () => {
+    expect(problems({ SERVICE_BOOTSTRAP_API_KEY: 'pk_abcdefgh' })).toContain('SERVICE_BOOTSTRAP_API_SECRET');
+    expect(problems({ SERVICE_BOOTSTRAP_API_SECRET: 'sk_abcdefghijklmnop' })).toContain('SERVICE_BOOTSTRAP_API_KEY');
+    expect(problems({ SERVICE_BOOTSTRAP_API_KEY: 'key', SERVICE_BOOTSTRAP_API_SECRET: 'sk_abcdefghijklmnop' })).toContain(
+      'SERVICE_BOOTSTRAP_API_KEY must look like',
+    );
+    expect(problems({ SERVICE_BOOTSTRAP_API_KEY: 'pk_abcdefgh', SERVICE_BOOTSTRAP_API_SECRET: 'sk_short' })).toContain(
+      'SERVICE_BOOTSTRAP_API_SECRET must look like',
+    );
+    expect(() => loadConfig({ SERVICE_BOOTSTRAP_API_KEY: 'pk_abcdefgh', SERVICE_BOOTSTRAP_API_SECRET: 'sk_abcdefghijklmnop' })).not.toThrow();
+  });
+
+  it('requires a bucket for the s3 driver', () => {
+    expect(problems({ SERVICE_STORAGE_DRIVER: 's3' })).toContain('SERVICE_S3_BUCKET');
+    expect(() => loadConfig({ SERVICE_STORAGE_DRIVER: 's3', SERVICE_S3_BUCKET: 'b' })).not.toThrow();
+  });
+
+  it('documents every variable', () => {
+    for (const [name, spec] of Object.entries(CONFIG_SCHEMA)) {
+      expect(`${name}: ${spec.description}`.length).toBeGreaterThan(name.length + 5);
+    }
+  });
+});

@@ -1,0 +1,189 @@
+import { lookup as dnsLookup, LookupAddress, LookupOptions } from 'dns';
+import http from 'http';
+import https from 'https';
+import { isIP } from 'net';
+import { StringDecoder } from 'string_decoder';
+import { classifyAddress, isLocalHostname } from './address-policy';
+
+export interface OutboundPost {
+  url: string;
+  headers: Record<string, string>;
+  body: Buffer;
+  timeoutMs: number;
+  /** How much of the response body to keep (whole UTF-8 characters only). */
+  keepBytes: number;
+}
+
+export type OutboundResult =
+  | { kind: 'response'; status: number; body: string; durationMs: number }
+  | { kind: 'error'; error: string; durationMs: number };
+
+/** Raised when a target is refused by the address policy (before any byte is sent). */
+export class BlockedAddressError extends Error {
+  readonly code = 'EBLOCKEDADDRESS';
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/** How long a response body is drained after the kept part, so the connection can be reused. */
+const DRAIN_LIMIT_BYTES = 64 * 1024;
+const DRAIN_LIMIT_MS = 2_000;
+
+/**
+ * POSTs to untrusted URLs: http(s) only, no redirects followed, an overall deadline, and, unless
+ * private networks are allowed, no connection to a loopback, private, link-local, CGNAT, metadata or
+ * otherwise special address. The check runs in the socket's own DNS lookup, on the addresses the
+ * socket then connects to, so a name that resolves differently the second time (DNS rebinding)
+ * cannot slip through; IP literals (which skip the lookup) are checked before connecting.
+ */
+export class SafeHttpClient {
+  private readonly httpAgent: http.Agent;
+  private readonly httpsAgent: https.Agent;
+
+  constructor(
+    private readonly allowPrivateNetworks: boolean,
+    maxSockets = 64,
+  ) {
+    // keep-alive sockets were checked when they connected; Node honours the server's Keep-Alive hint
+    this.httpAgent = new http.Agent({ keepAlive: true, maxSockets, timeout: 5_000, scheduling: 'lifo' });
+    this.httpsAgent = new https.Agent({ keepAlive: true, maxSockets, timeout: 5_000, scheduling: 'lifo' });
+  }
+
+  /** Null when the target may be contacted, else why not (no network access; for literals and names like localhost). */
+  staticRefusal(url: URL): string | null {
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return `the scheme ${url.protocol} is not allowed (http or https only)`;
+    if (this.allowPrivateNetworks) return null;
+    const host = bareHost(url.hostname);
+    if (isIP(host)) {
+      const reason = classifyAddress(host);
+      return reason ? `${host} is ${reason}` : null;
+    }
+    if (isLocalHostname(host)) return `${host} is a loopback name`;
+    return null;
+  }
+
+  /** Resolves the host the way a delivery would and returns why it is refused, or null. DNS failures are not refusals. */
+  async resolveRefusal(url: URL, timeoutMs = 3_000): Promise<string | null> {
+    const early = this.staticRefusal(url);
+    if (early || this.allowPrivateNetworks) return early;
+    const host = bareHost(url.hostname);
+    if (isIP(host)) return null;
+    const addresses = await new Promise<LookupAddress[]>((resolve) => {
+      const timer = setTimeout(() => resolve([]), timeoutMs);
+      dnsLookup(host, { all: true, verbatim: true }, (err, found) => {
+        clearTimeout(timer);
+        resolve(err ? [] : found);
+      });
+    });
+    for (const a of addresses) {
+      const reason = classifyAddress(a.address);
+      if (reason) return `${host} resolves to ${a.address}, ${reason}`;
+    }
+    return null;
+  }
+
+  async post(req: OutboundPost): Promise<OutboundResult> {
+    const started = Date.now();
+    const fail = (error: string): OutboundResult => ({ kind: 'error', error, durationMs: Date.now() - started });
+    let url: URL;
+    try {
+      url = new URL(req.url);
+    } catch {
+      return fail('invalid URL');
+    }
+    const refusal = this.staticRefusal(url);
+    if (refusal) return fail(`refused: ${refusal}`);
+    const secure = url.protocol === 'https:';
+    const lib = secure ? https : http;
+
+    return new Promise<OutboundResult>((resolve) => {
+      let settled = false;
+      const finish = (r: OutboundResult) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(deadline);
+        resolve(r);
+      };
+      const request = lib.request({
+        method: 'POST',
+        protocol: url.protocol,
+        hostname: bareHost(url.hostname),
+        port: url.port || (secure ? 443 : 80),
+        path: `${url.pathname}${url.search}`,
+        auth: url.username ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined,
+        headers: { ...req.headers, 'Content-Length': String(req.body.length) },
+        agent: secure ? this.httpsAgent : this.httpAgent,
+        lookup: this.allowPrivateNetworks ? undefined : this.guardedLookup,
+      });
+      const deadline = setTimeout(() => {
+        request.destroy(new Error(`timed out after ${req.timeoutMs} ms`));
+      }, req.timeoutMs);
+
+      request.on('response', (res) => {
+        const status = res.statusCode ?? 0;
+        const decoder = new StringDecoder('utf8');
+        let kept = '';
+        let keptBytes = 0;
+        let total = 0;
+        const done = () => finish({ kind: 'response', status, body: kept.replace(/\u0000/g, ''), durationMs: Date.now() - started });
+        res.on('data', (chunk: Buffer) => {
+          total += chunk.length;
+          if (keptBytes < req.keepBytes) {
+            const slice = chunk.subarray(0, req.keepBytes - keptBytes);
+            keptBytes += slice.length;
+            kept += decoder.write(slice);
+            if (keptBytes >= req.keepBytes) {
+              done();
+              // drain a little more so the socket can be reused, then give up on it
+              const stop = setTimeout(() => res.destroy(), DRAIN_LIMIT_MS);
+              res.once('close', () => clearTimeout(stop));
+            }
+          }
+          if (total > req.keepBytes + DRAIN_LIMIT_BYTES) res.destroy();
+        });
+        res.on('end', () => {
+          kept += decoder.end();
+          done();
+        });
+        res.on('error', () => done());
+        res.on('aborted', () => done());
+      });
+      request.on('error', (err: NodeJS.ErrnoException) => finish(fail(describeError(err))));
+      request.end(req.body);
+    });
+  }
+
+  close(): void {
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
+  }
+
+  /** dns.lookup, refusing the whole name when any address it resolves to is not public. */
+  private readonly guardedLookup = (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    if (isLocalHostname(hostname)) {
+      callback(new BlockedAddressError(`refused: ${hostname} is a loopback name`), '', 4);
+      return;
+    }
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, '', 4);
+      for (const a of addresses) {
+        const reason = classifyAddress(a.address);
+        if (reason) return callback(new BlockedAddressError(`refused: ${hostname} resolves to ${a.address}, ${reason}`), '', 4);
+      }
+      if (options.all) return callback(null, addresses);
+      const first = addresses[0];
+      if (!first) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 4);
+      return callback(null, first.address, first.family);
+    });
+  };
+}
+
+function bareHost(hostname: string): string {
+  return hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+}
+
+function describeError(err: NodeJS.ErrnoException): string {
+  if (err instanceof BlockedAddressError) return err.message;
+  const code = err.code && !err.message.includes(err.code) ? `${err.code}: ` : '';
+  return `${code}${err.message}`.slice(0, 500);
+}

@@ -1,0 +1,36 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import type { WorkspacePrincipal } from '../common/auth/principal';
+import { AppError } from '../common/errors/app-error';
+import { UsersRepository } from '../users/users.repository';
+
+export interface ActingUser {
+  id: string;
+  external_id: string;
+}
+
+/**
+ * Who acts: the JWT's user, or the user a backend key names in `user_external_id` (CONTRACT §3). A
+ * user token may repeat its own external id but never name someone else.
+ */
+@Injectable()
+export class ActingUsers {
+  constructor(private readonly users: UsersRepository) {}
+
+  async resolve(
+    p: WorkspacePrincipal,
+    userExternalId: string | undefined,
+    m?: EntityManager,
+  ): Promise<ActingUser> {
+    if (p.kind === 'user') {
+      if (userExternalId !== undefined && userExternalId !== p.externalId) {
+        throw AppError.validation('user_external_id', 'is only for backend keys');
+      }
+      return { id: p.userId, external_id: p.externalId };
+    }
+    if (!userExternalId) throw AppError.validation('user_external_id', 'is required with a workspace key');
+    const user = await this.users.findByExternalId(p.workspaceId, userExternalId, m);
+    if (!user) throw AppError.validation('user_external_id', `unknown user ${userExternalId}`);
+    return { id: user.id, external_id: user.external_id };
+  }
+}

@@ -1,0 +1,59 @@
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+  MinLength,
+} from 'class-validator';
+import { EXTERNAL_ID_PATTERN, EXTERNAL_ID_RULE } from '../../users/dto/user.dto';
+
+export const MAX_MENTIONS = 50;
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 128;
+
+/**
+ * The send body of CONTRACT §7. Only the shape is checked here; the rules that depend on the channel
+ * (parent, mentions, attachment URL, empty content) run in the service, in the contract's check order.
+ */
+export class SendMessageDto {
+  /** Text, or the caption of an attachment. May be empty only with an attachment. */
+  @IsOptional() @IsString() content?: string;
+
+  /** Must begin with the public attachment base URL (SERVICE_S3_PUBLIC_URL). */
+  @IsOptional() @IsString() @MaxLength(2048) attachment_url?: string;
+
+  /** Id of the quoted message (same channel). */
+  @IsOptional() @IsString() @MaxLength(64) parent_id?: string;
+
+  /** External ids of mentioned channel members (at most 50). */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_MENTIONS)
+  @IsString({ each: true })
+  @Matches(EXTERNAL_ID_PATTERN, { each: true, message: `each mention ${EXTERNAL_ID_RULE}` })
+  mentions?: string[];
+
+  /** Makes the send retryable: (sender, idempotency_key) is unique forever. */
+  @IsOptional() @IsString() @MinLength(1) @MaxLength(MAX_IDEMPOTENCY_KEY_LENGTH) idempotency_key?: string;
+
+  /** Backend keys only (and required there): the user the backend sends as. */
+  @IsOptional()
+  @IsString()
+  @Matches(EXTERNAL_ID_PATTERN, { message: `user_external_id ${EXTERNAL_ID_RULE}` })
+  user_external_id?: string;
+}
+
+/** POST /v1/messages: the backend form, naming the channel in the body. */
+export class BackendSendMessageDto extends SendMessageDto {
+  /** The channel's id or external_id. */
+  @IsString() @MinLength(1) @MaxLength(200) channel_id!: string;
+
+  /** A server-generated system message: no sender, exempt from rate limits, mutes and moderation. */
+  @IsOptional() @IsBoolean() system?: boolean;
+}
+
+export class EditMessageDto {
+  @IsString() content!: string;
+}

@@ -1,0 +1,73 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { Auth } from '../common/auth/auth.decorator';
+import { BackendPrincipal, CurrentPrincipal, WorkspacePrincipal } from '../common/auth/principal';
+import { HistoryQueryDto } from './dto/history-query.dto';
+import { BackendSendMessageDto, EditMessageDto, SendMessageDto } from './dto/send-message.dto';
+import { MessageHistoryService } from './message-history.service';
+import { MessagesService, SendResult } from './messages.service';
+
+@ApiTags('messages')
+@Controller('v1')
+export class MessagesController {
+  constructor(
+    private readonly messages: MessagesService,
+    private readonly history: MessageHistoryService,
+  ) {}
+
+  /** Send as the JWT's user, or as `user_external_id` with a workspace key. 201; an idempotent replay 200. */
+  @Post('channels/:id/messages')
+  @Auth('any')
+  async send(
+    @CurrentPrincipal() p: WorkspacePrincipal,
+    @Param('id') channelRef: string,
+    @Body() dto: SendMessageDto,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    return answer(res, await this.messages.send(p, channelRef, dto));
+  }
+
+  /** The backend form: the channel in `channel_id`; `system: true` sends a system message. */
+  @Post('messages')
+  @Auth('backend')
+  async sendBackend(
+    @CurrentPrincipal() p: BackendPrincipal,
+    @Body() dto: BackendSendMessageDto,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const { channel_id, system, ...body } = dto;
+    return answer(res, await this.messages.send(p, channel_id, body, system === true));
+  }
+
+  /** Newest first; `before` pages back, `after` (cursor or RFC 3339 time) catches up oldest first. */
+  @Get('channels/:id/messages')
+  @Auth('any')
+  list(
+    @CurrentPrincipal() p: WorkspacePrincipal,
+    @Param('id') channelRef: string,
+    @Query() q: HistoryQueryDto,
+  ) {
+    return this.history.page(p, channelRef, q);
+  }
+
+  @Patch('messages/:id')
+  @Auth('any')
+  edit(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') id: string, @Body() dto: EditMessageDto) {
+    return this.messages.edit(p, id, dto.content);
+  }
+
+  /** Unsend: 200 with the blanked message, also when it was already unsent. */
+  @Delete('messages/:id')
+  @Auth('any')
+  @HttpCode(200)
+  unsend(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') id: string) {
+    return this.messages.unsend(p, id);
+  }
+}
+
+function answer(res: Response, result: SendResult) {
+  res.status(result.replayed ? 200 : 201);
+  if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
+  return result.message;
+}

@@ -1,0 +1,417 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { ChannelAccess } from '../channels/channel-access.service';
+import { ChannelRow, ChannelsRepository } from '../channels/channels.repository';
+import type { WorkspacePrincipal } from '../common/auth/principal';
+import { AppError, ErrorDetail } from '../common/errors/app-error';
+import { isUuid, newId } from '../common/ids';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/config.schema';
+import { EventLogService } from '../events/event-log.service';
+import type { DomainEventMap, MentionRef, UserRef } from '../events/event-types';
+import { RateLimiter } from '../infra/rate-limit/rate-limiter';
+import { MutesRepository } from '../mutes/mutes.repository';
+import { ActingUser, ActingUsers } from './acting-user.service';
+import { SendMessageDto } from './dto/send-message.dto';
+import { MessageAttachments } from './message-attachments';
+import { MessageModeration, ModerationVerdict } from './message-moderation';
+import { MessageType, MessageView, MessageViews } from './message-view.service';
+import { MessageHead, MessagesRepository } from './messages.repository';
+
+export interface SendResult {
+  message: MessageView;
+  /** True when an idempotency key matched an earlier send: answer 200, fire nothing. */
+  replayed: boolean;
+}
+
+const RATE_WINDOW_MS = 60_000;
+
+/** A validated send, ready to persist. */
+interface Draft {
+  type: MessageType;
+  content: string;
+  attachmentUrl: string | null;
+  attachment: MessageView['attachment'];
+  parentId: string | null;
+  mentions: MentionRef[];
+}
+
+/** Send, edit and unsend: SPEC.md's message lifecycle, with CONTRACT §7's check order. */
+@Injectable()
+export class MessagesService {
+  constructor(
+    private readonly db: DataSource,
+    private readonly repo: MessagesRepository,
+    private readonly views: MessageViews,
+    private readonly access: ChannelAccess,
+    private readonly channels: ChannelsRepository,
+    private readonly actingUsers: ActingUsers,
+    private readonly mutes: MutesRepository,
+    private readonly limiter: RateLimiter,
+    private readonly moderation: MessageModeration,
+    private readonly attachments: MessageAttachments,
+    private readonly events: EventLogService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * auth (guard) → membership → idempotent replay → mute → size → rate → parent, mentions, attachment →
+   * moderation → persist. A system message (backend only) has no sender and skips mute, rate and moderation.
+   */
+  async send(
+    p: WorkspacePrincipal,
+    channelRef: string,
+    dto: SendMessageDto,
+    system = false,
+  ): Promise<SendResult> {
+    const channel = await this.access.resolve(p.workspaceId, channelRef);
+    let sender: ActingUser | null = null;
+    if (system) {
+      if (dto.user_external_id !== undefined)
+        throw AppError.validation('user_external_id', 'a system message has no sender');
+    } else {
+      sender = await this.actingUsers.resolve(p, dto.user_external_id);
+      if (!(await this.repo.isMember(this.db.manager, channel.id, sender.id)))
+        throw new AppError('NOT_A_MEMBER');
+    }
+    const viewer = { workspaceId: p.workspaceId, userId: sender?.id ?? null };
+    const senderKey = sender?.id ?? 'system';
+
+    if (dto.idempotency_key !== undefined) {
+      const existing = await this.repo.findIdByIdempotencyKey(
+        this.db.manager,
+        p.workspaceId,
+        senderKey,
+        dto.idempotency_key,
+      );
+      if (existing) return { message: await this.render(this.db.manager, viewer, existing), replayed: true };
+    }
+    if (sender && (await this.mutes.isMuted(this.db.manager, p.workspaceId, sender.id)))
+      throw new AppError('MUTED');
+    const content = dto.content ?? '';
+    this.checkSize(content);
+    if (sender) await this.checkRate(sender.id);
+
+    const draft = await this.validate(p.workspaceId, channel, dto, content, system);
+    let verdict: ModerationVerdict = { content: draft.content };
+    if (sender) {
+      verdict = await this.moderation.evaluate({
+        workspaceId: p.workspaceId,
+        channelId: channel.id,
+        channelExternalId: channel.external_id,
+        userId: sender.id,
+        content: draft.content,
+        kind: 'send',
+      });
+    }
+    return this.persist(
+      p.workspaceId,
+      channel,
+      sender,
+      senderKey,
+      { ...draft, content: verdict.content },
+      dto.idempotency_key ?? null,
+      verdict,
+    );
+  }
+
+  /** PATCH /v1/messages/:id: the author (or a backend key) within the edit window. */
+  async edit(p: WorkspacePrincipal, id: string, content: string): Promise<MessageView> {
+    const head = await this.writableHead(p, id);
+    if (head.deleted_at) throw new AppError('MESSAGE_DELETED');
+    const window = this.config.SERVICE_EDIT_WINDOW_SECONDS;
+    if (p.kind === 'user' && window !== undefined && head.age_seconds > window)
+      throw new AppError('EDIT_WINDOW_EXPIRED');
+    if (!content.trim() && !head.attachment_url)
+      throw AppError.validation('content', 'must not be empty without an attachment');
+    this.checkSize(content);
+    let verdict: ModerationVerdict = { content };
+    if (head.user_id && head.type !== 'system') {
+      verdict = await this.moderation.evaluate({
+        workspaceId: p.workspaceId,
+        channelId: head.channel_id,
+        channelExternalId: head.channel_external_id,
+        userId: head.user_id,
+        content,
+        kind: 'edit',
+        messageId: head.id,
+      });
+    }
+    return this.db.transaction(async (m) => {
+      const locked = await this.lockForWrite(m, p.workspaceId, head);
+      if (locked.deleted_at) throw new AppError('MESSAGE_DELETED');
+      await this.repo.edit(m, head.id, verdict.content);
+      const view = await this.render(m, this.viewerOf(p), head.id);
+      await this.events.append(m, {
+        workspaceId: p.workspaceId,
+        channelId: head.channel_id,
+        type: 'message.updated',
+        payload: {
+          message: {
+            id: view.id,
+            channel_id: view.channel_id,
+            channel_external_id: view.channel_external_id,
+            content: view.content,
+            edited_at: view.edited_at!,
+          },
+        },
+      });
+      await verdict.record?.(m, head.id);
+      return view;
+    });
+  }
+
+  /** DELETE /v1/messages/:id: blanks the message; a second unsend answers the same result and fires nothing. */
+  async unsend(p: WorkspacePrincipal, id: string): Promise<MessageView> {
+    const head = await this.writableHead(p, id);
+    if (head.deleted_at) return this.render(this.db.manager, this.viewerOf(p), head.id);
+    const window = this.config.SERVICE_UNSEND_WINDOW_SECONDS;
+    if (p.kind === 'user' && window !== undefined && head.age_seconds > window)
+      throw new AppError('UNSEND_WINDOW_EXPIRED');
+    return this.db.transaction(async (m) => {
+      const locked = await this.lockForWrite(m, p.workspaceId, head);
+      if (!locked.deleted_at) {
+        await this.repo.unsend(m, head.id);
+      }
+      const view = await this.render(m, this.viewerOf(p), head.id);
+      if (!locked.deleted_at) {
+        await this.events.append(m, {
+          workspaceId: p.workspaceId,
+          channelId: head.channel_id,
+          type: 'message.deleted',
+          payload: {
+            message: {
+              id: view.id,
+              channel_id: view.channel_id,
+              channel_external_id: view.channel_external_id,
+              deleted_at: view.deleted_at!,
+            },
+          },
+        });
+      }
+      return view;
+    });
+  }
+
+  private viewerOf(p: WorkspacePrincipal) {
+    return { workspaceId: p.workspaceId, userId: p.kind === 'user' ? p.userId : null };
+  }
+
+  /** The message for an edit or unsend: 404 outside the workspace, 403 for non-members and non-authors. */
+  private async writableHead(p: WorkspacePrincipal, id: string): Promise<MessageHead> {
+    if (!isUuid(id)) throw AppError.notFound('Message');
+    const head = await this.repo.head(this.db.manager, p.workspaceId, id);
+    if (!head) throw AppError.notFound('Message');
+    if (p.kind === 'user') {
+      if (!(await this.repo.isMember(this.db.manager, head.channel_id, p.userId)))
+        throw new AppError('NOT_A_MEMBER');
+      if (head.user_id !== p.userId) throw new AppError('NOT_AUTHOR');
+    }
+    return head;
+  }
+
+  /** Channel row first, then the message row: the same order as every other writer of a channel. */
+  private async lockForWrite(m: EntityManager, workspaceId: string, head: MessageHead): Promise<MessageHead> {
+    if (!(await this.channels.lock(m, head.channel_id))) throw AppError.notFound('Message');
+    const locked = await this.repo.head(m, workspaceId, head.id, true);
+    if (!locked) throw AppError.notFound('Message');
+    return locked;
+  }
+
+  private checkSize(content: string): void {
+    const max = this.config.SERVICE_MAX_MESSAGE_SIZE_BYTES;
+    const size = Buffer.byteLength(content, 'utf8');
+    if (size > max)
+      throw new AppError(
+        'MESSAGE_TOO_LARGE',
+        `The content is ${size} bytes; the limit is ${max} bytes (UTF-8)`,
+      );
+  }
+
+  private async checkRate(userId: string): Promise<void> {
+    const decision = await this.limiter.hit(
+      `send:${userId}`,
+      this.config.SERVICE_RATE_LIMIT_MESSAGES_PER_MINUTE,
+      RATE_WINDOW_MS,
+    );
+    if (!decision.allowed) {
+      throw new AppError(
+        'RATE_LIMITED',
+        'Too many messages; slow down',
+        undefined,
+        Math.max(1, Math.ceil(decision.retryAfterMs / 1000)),
+      );
+    }
+  }
+
+  /** Parent, mentions and attachment: every problem is reported at once as one 400. */
+  private async validate(
+    workspaceId: string,
+    channel: ChannelRow,
+    dto: SendMessageDto,
+    content: string,
+    system: boolean,
+  ): Promise<Draft> {
+    const details: ErrorDetail[] = [];
+    const m = this.db.manager;
+    if (!content.trim() && !dto.attachment_url)
+      details.push({ field: 'content', message: 'must not be empty without an attachment' });
+
+    let parentId: string | null = null;
+    if (dto.parent_id !== undefined) {
+      const parentChannel = isUuid(dto.parent_id)
+        ? await this.repo.channelOf(m, workspaceId, dto.parent_id)
+        : null;
+      if (parentChannel === null) details.push({ field: 'parent_id', message: 'no such message' });
+      else if (parentChannel !== channel.id)
+        details.push({ field: 'parent_id', message: 'the quoted message is in another channel' });
+      else parentId = dto.parent_id;
+    }
+
+    const mentions: MentionRef[] = [];
+    if (dto.mentions?.length) {
+      const members = new Map(
+        (await this.repo.membersByExternalId(m, workspaceId, channel.id, dto.mentions)).map((u) => [
+          u.external_id,
+          u,
+        ]),
+      );
+      const seen = new Set<string>();
+      dto.mentions.forEach((externalId, i) => {
+        const user = members.get(externalId);
+        if (!user)
+          details.push({ field: `mentions[${i}]`, message: `${externalId} is not a member of this channel` });
+        else if (!seen.has(externalId)) {
+          seen.add(externalId);
+          mentions.push({ user_id: user.id, external_id: user.external_id, name: user.name });
+        }
+      });
+    }
+
+    const url = dto.attachment_url ?? null;
+    if (url !== null && !this.isPublicFileUrl(url)) {
+      details.push({ field: 'attachment_url', message: `must begin with ${this.config.publicFilesUrl}` });
+    }
+    if (details.length)
+      throw new AppError('VALIDATION_ERROR', `${details[0]!.field}: ${details[0]!.message}`, details);
+
+    let type: MessageType = system ? 'system' : 'text';
+    let attachment: Draft['attachment'] = null;
+    if (url !== null) {
+      const resolved = await this.attachments.resolve(m, workspaceId, url);
+      attachment = resolved.attachment;
+      if (!system) type = resolved.type;
+    }
+    return { type, content, attachmentUrl: url, attachment, parentId, mentions };
+  }
+
+  /** The URL begins with the public base URL, also once normalised (no `..` escaping it). */
+  private isPublicFileUrl(url: string): boolean {
+    const base = this.config.publicFilesUrl;
+    if (!url.startsWith(base) || url.length === base.length) return false;
+    try {
+      return new URL(url).href.startsWith(base);
+    } catch {
+      return false;
+    }
+  }
+
+  private async persist(
+    workspaceId: string,
+    channel: ChannelRow,
+    sender: ActingUser | null,
+    senderKey: string,
+    draft: Draft,
+    idempotencyKey: string | null,
+    verdict: ModerationVerdict,
+  ): Promise<SendResult> {
+    const viewer = { workspaceId, userId: sender?.id ?? null };
+    return this.db.transaction(async (m) => {
+      if (!(await this.channels.lock(m, channel.id))) throw AppError.notFound('Channel');
+      // membership may have changed since the first check; under the channel lock it cannot any more
+      if (sender && !(await this.repo.isMember(m, channel.id, sender.id))) throw new AppError('NOT_A_MEMBER');
+      const id = await this.repo.insert(m, {
+        id: newId(),
+        workspaceId,
+        channelId: channel.id,
+        userId: sender?.id ?? null,
+        senderKey,
+        type: draft.type,
+        content: draft.content,
+        attachmentUrl: draft.attachmentUrl,
+        attachment: draft.attachment,
+        parentId: draft.parentId,
+        idempotencyKey,
+      });
+      if (id === null) {
+        // a concurrent send with the same key won: answer its message
+        const existing = await this.repo.findIdByIdempotencyKey(m, workspaceId, senderKey, idempotencyKey!);
+        if (!existing) throw new Error('idempotency conflict without a row');
+        return { message: await this.render(m, viewer, existing), replayed: true };
+      }
+      await this.repo.insertMentions(
+        m,
+        id,
+        channel.id,
+        draft.mentions.map((x) => x.user_id),
+      );
+      const view = await this.render(m, viewer, id);
+      await this.events.append(m, {
+        workspaceId,
+        channelId: channel.id,
+        type: 'message.created',
+        payload: createdPayload(view),
+      });
+      if (view.mentions?.length) {
+        await this.events.append(m, {
+          workspaceId,
+          channelId: channel.id,
+          type: 'message.mentioned',
+          payload: {
+            message_id: view.id,
+            channel_id: view.channel_id,
+            channel_external_id: view.channel_external_id,
+            by_user: userRef(view),
+            mentions: view.mentions,
+          },
+        });
+      }
+      await verdict.record?.(m, id);
+      return { message: view, replayed: false };
+    });
+  }
+
+  private async render(
+    m: EntityManager,
+    viewer: { workspaceId: string; userId: string | null },
+    id: string,
+  ): Promise<MessageView> {
+    const view = await this.views.renderOne(m, viewer, id);
+    if (!view) throw AppError.notFound('Message');
+    return view;
+  }
+}
+
+function userRef(v: MessageView): UserRef | null {
+  return v.user ? { id: v.user.id, external_id: v.user.external_id, name: v.user.name } : null;
+}
+
+/** SPEC.md's `message.created` data: parent_id/quoted_message only on replies, mentions only when there are some. */
+export function createdPayload(v: MessageView): DomainEventMap['message.created'] {
+  return {
+    message: {
+      id: v.id,
+      channel_id: v.channel_id,
+      channel_external_id: v.channel_external_id,
+      user: userRef(v),
+      content: v.content,
+      type: v.type,
+      attachment_url: v.attachment_url,
+      created_at: v.created_at,
+      ...(v.parent_id && v.quoted_message
+        ? { parent_id: v.parent_id, quoted_message: v.quoted_message }
+        : {}),
+      ...(v.mentions?.length ? { mentions: v.mentions } : {}),
+    },
+  };
+}

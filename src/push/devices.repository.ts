@@ -1,0 +1,83 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { sha256Hex } from '../common/crypto';
+import type { DevicePlatform } from './dto/device.dto';
+
+export interface DeviceRow {
+  token: string;
+  user_id: string;
+  platform: DevicePlatform;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Devices kept per user; registering one more forgets the least recently registered. */
+export const MAX_DEVICES_PER_USER = 50;
+
+/** Push tokens (`devices`). Keyed by (workspace, SHA-256 of the token): a token can be 4 KiB long. */
+@Injectable()
+export class DevicesRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** Registers the token for the user; a token another user of the workspace had moves to this one. */
+  async upsert(workspaceId: string, userId: string, token: string, platform: DevicePlatform): Promise<DeviceRow> {
+    return this.db.transaction(async (m) => {
+      const rows: DeviceRow[] = await m.query(
+        `INSERT INTO devices (workspace_id, token_sha256, token, user_id, platform) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (workspace_id, token_sha256)
+           DO UPDATE SET user_id = EXCLUDED.user_id, platform = EXCLUDED.platform, updated_at = now()
+         RETURNING token, user_id, platform, created_at, updated_at`,
+        [workspaceId, sha256Hex(token), token, userId, platform],
+      );
+      await m.query(
+        `DELETE FROM devices WHERE user_id = $1 AND token_sha256 NOT IN (
+           SELECT token_sha256 FROM devices WHERE user_id = $1 ORDER BY updated_at DESC, token_sha256 LIMIT $2)`,
+        [userId, MAX_DEVICES_PER_USER],
+      );
+      return rows[0]!;
+    });
+  }
+
+  async list(workspaceId: string, userId: string): Promise<DeviceRow[]> {
+    return this.db.query(
+      `SELECT token, user_id, platform, created_at, updated_at FROM devices
+        WHERE workspace_id = $1 AND user_id = $2 ORDER BY updated_at DESC, token_sha256`,
+      [workspaceId, userId],
+    );
+  }
+
+  /** Removes the user's registration of the token (another user's registration is left alone). */
+  async delete(workspaceId: string, userId: string, token: string): Promise<void> {
+    await this.db.query(`DELETE FROM devices WHERE workspace_id = $1 AND token_sha256 = $2 AND user_id = $3`, [
+      workspaceId,
+      sha256Hex(token),
+      userId,
+    ]);
+  }
+
+  /**
+   * The devices a message's push goes to: every other member of the channel, except members who
+   * block the sender.
+   */
+  async recipientTokens(workspaceId: string, channelId: string, senderId: string, m: EntityManager = this.db.manager): Promise<string[]> {
+    const rows: { token: string }[] = await m.query(
+      `SELECT d.token FROM channel_members cm
+         JOIN devices d ON d.user_id = cm.user_id AND d.workspace_id = $1
+        WHERE cm.channel_id = $2 AND cm.user_id <> $3
+          AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = cm.user_id AND b.blocked_id = $3)
+        ORDER BY d.user_id, d.token_sha256`,
+      [workspaceId, channelId, senderId],
+    );
+    return rows.map((r) => r.token);
+  }
+
+  /** Forgets tokens the push gateway reported as dead, whoever holds them now. */
+  async deleteTokens(workspaceId: string, tokens: string[]): Promise<number> {
+    if (!tokens.length) return 0;
+    const rows: { token: string }[] = await this.db.query(
+      `WITH d AS (DELETE FROM devices WHERE workspace_id = $1 AND token_sha256 = ANY($2::text[]) RETURNING token) SELECT token FROM d`,
+      [workspaceId, tokens.map(sha256Hex)],
+    );
+    return rows.length;
+  }
+}

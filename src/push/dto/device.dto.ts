@@ -1,0 +1,26 @@
+import { IsIn, IsString, Matches } from 'class-validator';
+
+export const DEVICE_PLATFORMS = ['ios', 'android', 'web'] as const;
+export type DevicePlatform = (typeof DEVICE_PLATFORMS)[number];
+
+/** FCM, APNs and web-push tokens: 1-4096 printable ASCII characters, no spaces. */
+export const DEVICE_TOKEN_PATTERN = /^[\x21-\x7e]{1,4096}$/;
+export const DEVICE_TOKEN_RULE = 'must be 1-4096 printable ASCII characters without spaces';
+
+export class RegisterDeviceDto {
+  /** The push token the platform's SDK handed the app (an FCM registration token). */
+  @IsString() @Matches(DEVICE_TOKEN_PATTERN, { message: `token ${DEVICE_TOKEN_RULE}` }) token!: string;
+
+  @IsIn(DEVICE_PLATFORMS) platform!: DevicePlatform;
+}
+
+export class DeviceDto {
+  token!: string;
+  platform!: DevicePlatform;
+  created_at!: string;
+  updated_at!: string;
+}
+
+export class DeviceListDto {
+  devices!: DeviceDto[];
+}

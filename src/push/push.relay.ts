@@ -1,0 +1,149 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { LogCursor } from '../events/event-log.reader';
+import { EventNotifier } from '../events/event-notifier';
+import { QueueService } from '../infra/queue/queue.module';
+
+export const PUSH_JOB = 'push.message' as const;
+const RELAY = 'push';
+const BATCH = 500;
+/** Fallback poll; commits nudge the relay at once (on every instance, through Redis when present). */
+const POLL_MS = 1_000;
+/** A push about a message older than this is noise: such events are passed over (after an outage, say). */
+export const PUSH_MAX_AGE_SECONDS = 15 * 60;
+
+interface EventRef {
+  id: string;
+  tx_id: string;
+  position: number;
+  stale: boolean;
+}
+
+/**
+ * Turns committed `message.created` events into push jobs. It reads the event log in (tx_id, position)
+ * order, only below the oldest transaction still running (pg_snapshot_xmin), so an event a slow
+ * transaction commits late is never skipped; its cursor is its row in `event_relay_cursors`, locked
+ * with SKIP LOCKED so that of several workers one relays at a time. Jobs are enqueued before the cursor
+ * moves (at-least-once; the job id is the event id, so a repeat enqueue is absorbed by the queue).
+ */
+@Injectable()
+export class PushRelay {
+  private readonly logger = new Logger('PushRelay');
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = true;
+  private unsubscribe?: () => void;
+  /** Where this process last saw the cursor: lets an idle pass end without taking the lock. */
+  private cursor: LogCursor | null = null;
+
+  constructor(
+    private readonly db: DataSource,
+    private readonly queue: QueueService,
+    private readonly notifier: EventNotifier,
+  ) {}
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.unsubscribe = this.notifier.onCommitted(() => this.nudge());
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  nudge(): void {
+    if (this.stopped) return;
+    if (this.running) this.again = true;
+    else this.schedule(0);
+  }
+
+  /** Relays everything committed so far; returns the number of jobs enqueued. */
+  async drain(): Promise<number> {
+    let jobs = 0;
+    for (;;) {
+      const pass = await this.pass();
+      if (!pass) break;
+      jobs += pass.jobs;
+      if (pass.events < BATCH) break;
+    }
+    return jobs;
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.run();
+    }, ms);
+  }
+
+  private run(): void {
+    if (this.running || this.stopped) return;
+    this.again = false;
+    this.running = this.drain()
+      .then(() => undefined)
+      .catch((err: unknown) => this.logger.warn(`push relay pass failed: ${String(err)}`))
+      .finally(() => {
+        this.running = null;
+        this.schedule(this.again ? 0 : POLL_MS);
+      });
+  }
+
+  /** One locked batch; null when nothing new is committed or another worker holds the cursor. */
+  private async pass(): Promise<{ events: number; jobs: number } | null> {
+    if (this.cursor && !(await this.anythingNew(this.cursor))) return null;
+    const result = await this.db.transaction(async (m) => {
+      // the snapshot bound is read in the statement that locks the row, before this transaction has an id
+      const [cur] = (await m.query(
+        `SELECT tx_id::text AS tx_id, position, pg_snapshot_xmin(pg_current_snapshot())::text AS xmin
+           FROM event_relay_cursors WHERE name = $1 FOR UPDATE SKIP LOCKED`,
+        [RELAY],
+      )) as { tx_id: string; position: number; xmin: string }[];
+      if (!cur) return null;
+      const events: EventRef[] = await m.query(
+        `SELECT id, tx_id::text AS tx_id, position, created_at < now() - make_interval(secs => $5) AS stale FROM events
+          WHERE (tx_id, position) > ($1::xid8, $2::bigint) AND tx_id < $3::xid8 AND type = 'message.created'
+          ORDER BY tx_id, position LIMIT $4`,
+        [cur.tx_id, cur.position, cur.xmin, BATCH, PUSH_MAX_AGE_SECONDS],
+      );
+      const last = events[events.length - 1];
+      if (!last) return { cursor: { txId: cur.tx_id, position: Number(cur.position) }, events: 0, jobs: 0 };
+      const fresh = events.filter((e) => !e.stale);
+      await this.queue.addBulk(
+        PUSH_JOB,
+        fresh.map((e) => ({ data: { eventId: e.id }, opts: { jobId: e.id } })),
+      );
+      // a short batch read every message event below the horizon: the cursor can jump to the horizon
+      // itself, so the next pass does not rescan the other events in between
+      const next: LogCursor = events.length < BATCH ? { txId: cur.xmin, position: 0 } : { txId: last.tx_id, position: Number(last.position) };
+      await m.query(`UPDATE event_relay_cursors SET tx_id = $2::xid8, position = $3, updated_at = now() WHERE name = $1`, [
+        RELAY,
+        next.txId,
+        next.position,
+      ]);
+      return { cursor: next, events: events.length, jobs: fresh.length };
+    });
+    if (!result) return null;
+    this.cursor = result.cursor;
+    return { events: result.events, jobs: result.jobs };
+  }
+
+  private async anythingNew(c: LogCursor): Promise<boolean> {
+    const rows: { found: boolean }[] = await this.db.query(
+      `SELECT EXISTS (
+         SELECT 1 FROM events
+          WHERE (tx_id, position) > ($1::xid8, $2::bigint) AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+            AND type = 'message.created') AS found`,
+      [c.txId, c.position],
+    );
+    return rows[0]?.found ?? false;
+  }
+}

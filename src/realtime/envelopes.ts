@@ -1,0 +1,76 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import type { StoredEvent } from '../events/event-types';
+import { MessageView, MessageViews } from '../messages/message-view.service';
+import { isoNotNull } from '../common/time';
+import { Envelope, REALTIME_NAME } from './realtime-events';
+
+/** The message an event is about, and its author (for block filtering). */
+export function messageIdOf(e: StoredEvent): string | null {
+  const p = e.payload as { message?: { id?: string }; reaction?: { message_id?: string }; message_id?: string };
+  return p.message?.id ?? p.reaction?.message_id ?? p.message_id ?? null;
+}
+
+/**
+ * Turns log events into the envelopes clients receive. Realtime and sync both use it, so a client that
+ * catches up sees exactly the shapes it would have seen live. `message.new` carries the message as
+ * history renders it; it is rendered once per event without a viewer: a new message has no reactions
+ * yet, so `reacted_by_me` is false for everyone, and blocks are applied by leaving blockers out.
+ */
+@Injectable()
+export class EnvelopeBuilder {
+  constructor(
+    private readonly db: DataSource,
+    private readonly views: MessageViews,
+  ) {}
+
+  /** One envelope per event (null where the event has no realtime form), events of one workspace. */
+  async build(events: StoredEvent[], viewerId: string | null, m: EntityManager = this.db.manager): Promise<(Envelope | null)[]> {
+    const created = events.filter((e) => e.type === 'message.created').map((e) => messageIdOf(e)!);
+    const rendered = created.length ? await this.messages(events[0]!.workspace_id, created, viewerId, m) : new Map<string, MessageView>();
+    return events.map((e) => this.one(e, rendered));
+  }
+
+  async messages(workspaceId: string, ids: string[], viewerId: string | null, m: EntityManager = this.db.manager): Promise<Map<string, MessageView>> {
+    const views = await this.views.render(m, { workspaceId, userId: viewerId }, ids);
+    return new Map(views.map((v) => [v.id, v]));
+  }
+
+  one(e: StoredEvent, rendered: Map<string, MessageView>): Envelope | null {
+    const type = REALTIME_NAME[e.type];
+    if (!type) return null;
+    const p = e.payload as Record<string, unknown>;
+    let data: unknown;
+    switch (type) {
+      case 'message.new': {
+        const view = rendered.get(messageIdOf(e)!);
+        if (!view) return null; // the channel (and so the message) is gone
+        data = view;
+        break;
+      }
+      case 'message.updated':
+      case 'message.deleted':
+        data = p.message;
+        break;
+      case 'reaction.add':
+      case 'reaction.remove':
+        data = p.reaction;
+        break;
+      case 'channel.read': {
+        const { user_id, external_id, last_read_at } = p as { user_id: string; external_id: string; last_read_at: string };
+        data = { channel_id: e.channel_id, user_id, external_id, last_read_at };
+        break;
+      }
+      default:
+        data = p;
+    }
+    return {
+      v: 1,
+      type,
+      ...(e.channel_id ? { channel_id: e.channel_id } : {}),
+      ...(e.seq !== null ? { seq: Number(e.seq) } : {}),
+      data,
+      ts: isoNotNull(e.created_at),
+    };
+  }
+}

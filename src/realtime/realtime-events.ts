@@ -1,0 +1,74 @@
+import type { ErrorBody } from '../common/errors/app-error';
+import type { ChannelPayload, DomainEventMap, DomainEventType } from '../events/event-types';
+import type { MessageView } from '../messages/message-view.service';
+
+/** Every channel-scoped server event is wrapped like this; user-scoped ones carry no seq. */
+export interface Envelope<T extends string = string, D = unknown> {
+  v: 1;
+  type: T;
+  channel_id?: string;
+  seq?: number;
+  data: D;
+  ts: string;
+}
+
+type Payload<K extends DomainEventType> = DomainEventMap[K];
+
+/** The server → client event map (CONTRACT §11). The gateway and the publisher can only emit these. */
+export interface ServerToClientEvents {
+  'message.new': (e: Envelope<'message.new', MessageView>) => void;
+  'message.updated': (e: Envelope<'message.updated', Payload<'message.updated'>['message']>) => void;
+  'message.deleted': (e: Envelope<'message.deleted', Payload<'message.deleted'>['message']>) => void;
+  'message.mentioned': (e: Envelope<'message.mentioned', Payload<'message.mentioned'>>) => void;
+  'reaction.add': (e: Envelope<'reaction.add', Payload<'message.reaction.added'>['reaction']>) => void;
+  'reaction.remove': (e: Envelope<'reaction.remove', Payload<'message.reaction.removed'>['reaction']>) => void;
+  'channel.created': (e: Envelope<'channel.created', { channel: ChannelPayload }>) => void;
+  'channel.updated': (e: Envelope<'channel.updated', { channel: ChannelPayload }>) => void;
+  'channel.deleted': (e: Envelope<'channel.deleted', { channel: ChannelPayload }>) => void;
+  'channel.read': (e: Envelope<'channel.read', { user_id: string; external_id: string; last_read_at: string }>) => void;
+  'member.added': (e: Envelope<'member.added', Payload<'member.joined'>>) => void;
+  'member.removed': (e: Envelope<'member.removed', Payload<'member.left'>>) => void;
+  'member.role_changed': (e: Envelope<'member.role_changed', Payload<'member.role_changed'>>) => void;
+  'notification.mention': (e: Envelope<'notification.mention', { message: MessageView }>) => void;
+  'presence.changed': (e: Envelope<'presence.changed', { external_id: string; online: boolean; last_seen_at: string | null }>) => void;
+  'typing.start': (e: Envelope<'typing.start', { user_id: string; external_id: string }>) => void;
+  'typing.stop': (e: Envelope<'typing.stop', { user_id: string; external_id: string }>) => void;
+}
+
+export type ServerEventName = keyof ServerToClientEvents;
+
+export type Ack = { ok: true; data: unknown } | { ok: false; error: Omit<ErrorBody, 'request_id'> };
+
+export interface ClientToServerEvents {
+  'message.send': (payload: unknown, ack?: (a: Ack) => void) => void;
+  'channel.delivered': (payload: unknown, ack?: (a: Ack) => void) => void;
+  'channel.read': (payload: unknown, ack?: (a: Ack) => void) => void;
+  'typing.start': (payload: unknown, ack?: (a: Ack) => void) => void;
+  'typing.stop': (payload: unknown, ack?: (a: Ack) => void) => void;
+}
+
+export interface SocketData {
+  workspaceId: string;
+  userId: string;
+  externalId: string;
+}
+
+/** Domain event type → the realtime event a channel's members receive (none for webhook-only ones). */
+export const REALTIME_NAME: Partial<Record<DomainEventType, ServerEventName>> = {
+  'message.created': 'message.new',
+  'message.updated': 'message.updated',
+  'message.deleted': 'message.deleted',
+  'message.mentioned': 'message.mentioned',
+  'message.reaction.added': 'reaction.add',
+  'message.reaction.removed': 'reaction.remove',
+  'channel.created': 'channel.created',
+  'channel.updated': 'channel.updated',
+  'channel.deleted': 'channel.deleted',
+  'channel.read': 'channel.read',
+  'member.joined': 'member.added',
+  'member.left': 'member.removed',
+  'member.role_changed': 'member.role_changed',
+};
+
+export const userRoom = (userId: string) => `user:${userId}`;
+export const channelRoom = (channelId: string) => `channel:${channelId}`;

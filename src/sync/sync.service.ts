@@ -1,0 +1,115 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { ChannelAccess } from '../channels/channel-access.service';
+import type { UserPrincipal, WorkspacePrincipal } from '../common/auth/principal';
+import { AppError } from '../common/errors/app-error';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/config.schema';
+import { EVENT_COLUMNS, EventLogReader, LogCursor, settled } from '../events/event-log.reader';
+import type { StoredEvent } from '../events/event-types';
+import { EnvelopeBuilder } from '../realtime/envelopes';
+import type { Envelope } from '../realtime/realtime-events';
+
+export interface SyncEvent {
+  seq?: number;
+  type: string;
+  channel_id?: string;
+  data: unknown;
+  created_at: string;
+}
+
+/** The message an event is about, in SQL (for leaving out blocked authors). */
+const MESSAGE_OF_EVENT = `(CASE WHEN e.type LIKE 'message.%' THEN
+  COALESCE(e.payload->'message'->>'id', e.payload->'reaction'->>'message_id', e.payload->>'message_id') END)::uuid`;
+
+const NOT_BLOCKED = `NOT EXISTS (SELECT 1 FROM messages msg JOIN blocks b ON b.blocked_id = msg.user_id
+  WHERE msg.id = ${MESSAGE_OF_EVENT} AND b.blocker_id = $VIEWER)`;
+
+/** Sync cursors: the log position plus when the cursor was issued (for the retention check). */
+function encodeSyncCursor(c: LogCursor, issuedAt = Date.now()): string {
+  return Buffer.from(`${c.txId}.${c.position}.${Math.floor(issuedAt / 1000)}`).toString('base64url');
+}
+
+function decodeSyncCursor(s: string): { cursor: LogCursor; issuedAt: number } {
+  const m = /^(\d{1,20})\.(\d{1,20})\.(\d{1,12})$/.exec(Buffer.from(s, 'base64url').toString('utf8'));
+  if (!m) throw AppError.validation('since', 'is not a valid sync cursor');
+  return { cursor: { txId: m[1]!, position: Number(m[2]) }, issuedAt: Number(m[3]) * 1000 };
+}
+
+const toSync = (env: Envelope): SyncEvent => ({
+  ...(env.seq !== undefined ? { seq: env.seq } : {}),
+  type: env.type,
+  ...(env.channel_id ? { channel_id: env.channel_id } : {}),
+  data: env.data,
+  created_at: env.ts,
+});
+
+/** CONTRACT §12: what a client missed, per channel by seq, or across its channels by log cursor. */
+@Injectable()
+export class SyncService {
+  constructor(
+    private readonly db: DataSource,
+    private readonly access: ChannelAccess,
+    private readonly envelopes: EnvelopeBuilder,
+    private readonly reader: EventLogReader,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async channelEvents(p: WorkspacePrincipal, ref: string, afterSeq: number, limit: number) {
+    const { channel } = await this.access.open(p, ref);
+    const viewer = p.kind === 'user' ? p.userId : null;
+    const rows: StoredEvent[] = await this.db.query(
+      `SELECT ${EVENT_COLUMNS} FROM events e
+        WHERE e.channel_id = $1 AND e.seq > $2 ${viewer ? `AND ${NOT_BLOCKED.replace('$VIEWER', '$4')}` : ''}
+        ORDER BY e.seq LIMIT $3`,
+      viewer ? [channel.id, afterSeq, limit + 1, viewer] : [channel.id, afterSeq, limit + 1],
+    );
+    const has_more = rows.length > limit;
+    const page = rows.slice(0, limit);
+    const envs = await this.envelopes.build(page, viewer);
+    return { events: envs.filter((e): e is Envelope => !!e).map(toSync), has_more };
+  }
+
+  async sync(p: UserPrincipal, since: string | undefined, limit: number) {
+    const retentionMs = this.config.SERVICE_EVENT_RETENTION_DAYS * 86_400_000;
+    // the bound is read first; then one snapshot for the page and the head, so the returned cursor
+    // cannot pass an event that was not visible
+    const bound = await this.reader.bound();
+    return this.db.transaction('REPEATABLE READ', async (m) => {
+      const head = await this.head(m, p.workspaceId, bound);
+      if (!since) return { events: [], next_cursor: encodeSyncCursor(head), has_more: false, gap: false };
+      const { cursor, issuedAt } = decodeSyncCursor(since);
+      if (issuedAt < Date.now() - retentionMs) return { events: [], next_cursor: encodeSyncCursor(head), has_more: false, gap: true };
+      const rows: StoredEvent[] = await m.query(
+        `SELECT ${EVENT_COLUMNS} FROM events e
+          WHERE e.workspace_id = $1 AND (e.tx_id, e.position) > ($2::xid8, $3::bigint) AND ${settled('$6')}
+            AND (e.channel_id IN (SELECT channel_id FROM channel_members WHERE user_id = $4) OR $4 = ANY(e.audience))
+            AND ${NOT_BLOCKED.replace('$VIEWER', '$4')}
+          ORDER BY e.tx_id, e.position LIMIT $5`,
+        [p.workspaceId, cursor.txId, cursor.position, p.userId, limit + 1, bound],
+      );
+      const has_more = rows.length > limit;
+      const page = rows.slice(0, limit);
+      const last = page[page.length - 1];
+      const next: LogCursor = has_more && last ? { txId: last.tx_id, position: last.position } : this.max(head, cursor);
+      const envs = await this.envelopes.build(page, p.userId, m);
+      return { events: envs.filter((e): e is Envelope => !!e).map(toSync), next_cursor: encodeSyncCursor(next), has_more, gap: false };
+    });
+  }
+
+  private async head(m: EntityManager, workspaceId: string, bound: string): Promise<LogCursor> {
+    const rows: { tx_id: string; position: number }[] = await m.query(
+      `SELECT e.tx_id::text AS tx_id, e.position FROM events e WHERE e.workspace_id = $1 AND ${settled('$2')}
+        ORDER BY e.tx_id DESC, e.position DESC LIMIT 1`,
+      [workspaceId, bound],
+    );
+    const r = rows[0];
+    return r ? { txId: r.tx_id, position: r.position } : { txId: '0', position: 0 };
+  }
+
+  private max(a: LogCursor, b: LogCursor): LogCursor {
+    const ta = BigInt(a.txId);
+    const tb = BigInt(b.txId);
+    return ta > tb || (ta === tb && a.position >= b.position) ? a : b;
+  }
+}

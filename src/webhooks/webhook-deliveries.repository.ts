@@ -1,0 +1,237 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import type { DeliveryStatus, SigningMode } from './webhook-events';
+
+export interface DeliveryRow {
+  id: string;
+  webhook_id: string;
+  workspace_id: string;
+  event_id: string;
+  event: string;
+  status: DeliveryStatus;
+  attempts: number;
+  cycle_start: number;
+  response_status: number | null;
+  response_body: string | null;
+  error: string | null;
+  next_attempt_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface AttemptRow {
+  attempt: number;
+  started_at: Date;
+  duration_ms: number;
+  outcome: string;
+  response_status: number | null;
+  response_body: string | null;
+  error: string | null;
+}
+
+/** What an attempt needs besides the delivery: the webhook as it is now and the event (null once pruned). */
+export interface DeliveryContext {
+  url: string;
+  enabled: boolean;
+  signing: SigningMode;
+  secret_sealed: string | null;
+  event_type: string | null;
+  payload: Record<string, unknown> | null;
+  event_created_at: Date | null;
+}
+
+export interface AttemptOutcome {
+  status: DeliveryStatus;
+  /** Delay before the next attempt when status stays pending. */
+  retryInMs: number | null;
+  responseStatus: number | null;
+  responseBody: string | null;
+  error: string | null;
+  startedAt: Date;
+  durationMs: number;
+  /** For the attempt log: succeeded, failed, retry, permanently_failed. */
+  outcome: string;
+}
+
+const COLUMNS = `id, webhook_id, workspace_id, event_id, event, status, attempts, cycle_start, response_status, response_body,
+  error, next_attempt_at, created_at, updated_at`;
+
+/**
+ * Delivery rows and their attempt log. A delivery is claimed for one attempt with a lease (token +
+ * expiry) so two workers never attempt it at once, and a worker that died mid-attempt releases it by
+ * letting the lease run out. UPDATE/DELETE … RETURNING are wrapped in CTEs (TypeORM answers a bare one
+ * with [rows, rowCount]).
+ */
+@Injectable()
+export class WebhookDeliveriesRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** Inserts one pending delivery per (webhook, event) pair, skipping pairs that already have one. */
+  async insertPending(
+    m: EntityManager,
+    rows: { id: string; webhookId: string; workspaceId: string; eventId: string; event: string }[],
+  ): Promise<{ id: string }[]> {
+    if (!rows.length) return [];
+    return m.query(
+      `INSERT INTO webhook_deliveries (id, webhook_id, workspace_id, event_id, event)
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[])
+       ON CONFLICT (webhook_id, event_id) DO NOTHING
+       RETURNING id`,
+      [rows.map((r) => r.id), rows.map((r) => r.webhookId), rows.map((r) => r.workspaceId), rows.map((r) => r.eventId), rows.map((r) => r.event)],
+    );
+  }
+
+  async list(
+    workspaceId: string,
+    webhookId: string,
+    opts: { limit: number; beforeId?: string; status?: DeliveryStatus },
+  ): Promise<DeliveryRow[]> {
+    return this.db.query(
+      `SELECT ${COLUMNS} FROM webhook_deliveries
+        WHERE workspace_id = $1 AND webhook_id = $2
+          AND ($3::text IS NULL OR status = $3::text)
+          AND ($4::uuid IS NULL OR id < $4::uuid)
+        ORDER BY id DESC LIMIT $5`,
+      [workspaceId, webhookId, opts.status ?? null, opts.beforeId ?? null, opts.limit],
+    );
+  }
+
+  async find(workspaceId: string, webhookId: string, id: string): Promise<DeliveryRow | null> {
+    const rows: DeliveryRow[] = await this.db.query(
+      `SELECT ${COLUMNS} FROM webhook_deliveries WHERE workspace_id = $1 AND webhook_id = $2 AND id = $3`,
+      [workspaceId, webhookId, id],
+    );
+    return rows[0] ?? null;
+  }
+
+  async attemptsOf(deliveryId: string): Promise<AttemptRow[]> {
+    return this.db.query(
+      `SELECT attempt, started_at, duration_ms, outcome, response_status, response_body, error
+         FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt, started_at`,
+      [deliveryId],
+    );
+  }
+
+  /** A manual retry: any delivery that is not pending starts a new attempt cycle now. Null when pending (or absent). */
+  async resetForRetry(workspaceId: string, webhookId: string, id: string): Promise<DeliveryRow | null> {
+    const rows: DeliveryRow[] = await this.db.query(
+      `WITH r AS (
+         UPDATE webhook_deliveries
+            SET status = 'pending', cycle_start = attempts, next_attempt_at = now(), updated_at = now()
+          WHERE workspace_id = $1 AND webhook_id = $2 AND id = $3 AND status <> 'pending'
+          RETURNING ${COLUMNS})
+       SELECT * FROM r`,
+      [workspaceId, webhookId, id],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Takes the lease for attempt number `attempt`. Only a pending delivery whose previous attempt count
+   * matches, that is due (with a little slack for clocks), and that nobody else holds qualifies, so a
+   * stale or duplicated job is a no-op.
+   */
+  async claim(deliveryId: string, attempt: number, token: string, leaseMs: number): Promise<DeliveryRow | null> {
+    const rows: DeliveryRow[] = await this.db.query(
+      `WITH r AS (
+         UPDATE webhook_deliveries
+            SET lease_token = $3, lease_until = now() + $4 * interval '1 millisecond'
+          WHERE id = $1 AND status = 'pending' AND attempts = $2 - 1
+            AND (lease_until IS NULL OR lease_until < now())
+            AND next_attempt_at <= now() + interval '2 seconds'
+          RETURNING ${COLUMNS})
+       SELECT * FROM r`,
+      [deliveryId, attempt, token, leaseMs],
+    );
+    return rows[0] ?? null;
+  }
+
+  async release(deliveryId: string, token: string): Promise<void> {
+    await this.db.query(`UPDATE webhook_deliveries SET lease_token = NULL, lease_until = NULL WHERE id = $1 AND lease_token = $2`, [
+      deliveryId,
+      token,
+    ]);
+  }
+
+  async context(webhookId: string, eventId: string): Promise<DeliveryContext | null> {
+    const rows: DeliveryContext[] = await this.db.query(
+      `SELECT w.url, w.enabled, w.signing, w.secret_sealed, e.type AS event_type, e.payload, e.created_at AS event_created_at
+         FROM webhooks w LEFT JOIN events e ON e.id = $2
+        WHERE w.id = $1`,
+      [webhookId, eventId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Ends a claimed delivery without an attempt (webhook disabled, event gone). */
+  async abandon(deliveryId: string, token: string, error: string): Promise<void> {
+    await this.db.query(
+      `UPDATE webhook_deliveries
+          SET status = 'permanently_failed', error = $3, next_attempt_at = NULL, lease_token = NULL, lease_until = NULL, updated_at = now()
+        WHERE id = $1 AND lease_token = $2`,
+      [deliveryId, token, error],
+    );
+  }
+
+  /**
+   * Records an attempt under the lease: the delivery's new state and the attempt-log row. Null when the
+   * lease was lost (another worker took over, or the webhook was deleted), in which case nothing is written.
+   */
+  async recordAttempt(m: EntityManager, deliveryId: string, token: string, attemptId: string, o: AttemptOutcome): Promise<{ attempts: number } | null> {
+    const rows: { attempts: number }[] = await m.query(
+      `WITH r AS (
+         UPDATE webhook_deliveries
+            SET attempts = attempts + 1, status = $3, response_status = $4, response_body = $5, error = $6,
+                next_attempt_at = CASE WHEN $3 = 'pending' THEN now() + $7 * interval '1 millisecond' ELSE NULL END,
+                lease_token = NULL, lease_until = NULL, updated_at = now()
+          WHERE id = $1 AND lease_token = $2
+          RETURNING attempts)
+       SELECT attempts FROM r`,
+      [deliveryId, token, o.status, o.responseStatus, o.responseBody, o.error, o.retryInMs ?? 0],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    await m.query(
+      `INSERT INTO webhook_attempts (id, delivery_id, attempt, started_at, duration_ms, outcome, response_status, response_body, error)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [attemptId, deliveryId, row.attempts, o.startedAt, o.durationMs, o.outcome, o.responseStatus, o.responseBody, o.error],
+    );
+    return row;
+  }
+
+  /** A success resets the webhook's failure streak (written only when there is one, to keep the row cold). */
+  async markWebhookSuccess(m: EntityManager, webhookId: string): Promise<void> {
+    await m.query(`UPDATE webhooks SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures <> 0`, [webhookId]);
+  }
+
+  /** A failed attempt: +1, atomically; reaching the threshold disables the webhook. Returns whether this disabled it. */
+  async markWebhookFailure(m: EntityManager, webhookId: string, threshold: number, reason: string): Promise<boolean> {
+    const rows: { disabled_now: boolean }[] = await m.query(
+      `WITH r AS (
+         UPDATE webhooks w
+            SET consecutive_failures = w.consecutive_failures + 1,
+                enabled = CASE WHEN w.enabled AND w.consecutive_failures + 1 >= $2 THEN false ELSE w.enabled END,
+                disabled_at = CASE WHEN w.enabled AND w.consecutive_failures + 1 >= $2 THEN now() ELSE w.disabled_at END,
+                disabled_reason = CASE WHEN w.enabled AND w.consecutive_failures + 1 >= $2 THEN $3 ELSE w.disabled_reason END
+          WHERE w.id = $1
+          RETURNING (w.enabled IS FALSE AND w.disabled_at = now()) AS disabled_now)
+       SELECT disabled_now FROM r`,
+      [webhookId, threshold, reason],
+    );
+    return rows[0]?.disabled_now ?? false;
+  }
+
+  /**
+   * Pending deliveries whose attempt is overdue by more than `graceMs` and that nobody holds: their job
+   * was lost (Redis down at enqueue, process died with an in-memory timer). Oldest first.
+   */
+  async overdue(graceMs: number, limit: number): Promise<{ id: string; attempts: number }[]> {
+    return this.db.query(
+      `SELECT id, attempts FROM webhook_deliveries
+        WHERE status = 'pending' AND next_attempt_at < now() - $1 * interval '1 millisecond'
+          AND (lease_until IS NULL OR lease_until < now())
+        ORDER BY next_attempt_at LIMIT $2`,
+      [graceMs, limit],
+    );
+  }
+}

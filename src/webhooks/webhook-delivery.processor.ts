@@ -1,0 +1,173 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Counter, Histogram } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { CredentialsService } from '../auth/credentials.service';
+import { SecretBox } from '../common/crypto';
+import { newId } from '../common/ids';
+import { isoNotNull } from '../common/time';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/config.schema';
+import { SafeHttpClient } from '../infra/http-out/safe-http.client';
+import type { JobData } from '../infra/queue/job-map';
+import { Metrics } from '../ops/metrics';
+import { AttemptOutcome, DeliveryContext, DeliveryRow, WebhookDeliveriesRepository } from './webhook-deliveries.repository';
+import { WebhookDispatcher } from './webhook-dispatcher';
+import { quietTransaction } from './webhook-relay.service';
+import { signWebhook } from './webhook-signature';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const VERSION: string = (require('../../package.json') as { version: string }).version;
+export const WEBHOOK_USER_AGENT = `chat-service-webhooks/${VERSION}`;
+/** SPEC.md: the response body kept on the delivery record. */
+export const RESPONSE_BODY_BYTES = 1024;
+/** The lease outlives the HTTP deadline by this much, so only a dead worker loses it. */
+const LEASE_MARGIN_MS = 5_000;
+
+type Classified = Pick<AttemptOutcome, 'responseStatus' | 'responseBody' | 'error'> & { kind: 'success' | 'terminal' | 'retryable' };
+
+/**
+ * One HTTP attempt of one delivery: claim the delivery under a lease, POST the signed envelope outside
+ * any transaction, then record the outcome, the attempt-log row and the webhook's failure streak in
+ * one transaction, and queue the next attempt after it commits.
+ */
+@Injectable()
+export class WebhookDeliveryProcessor {
+  private readonly logger = new Logger('WebhookDelivery');
+  private readonly attemptsTotal: Counter<'outcome'>;
+  private readonly attemptSeconds: Histogram;
+
+  constructor(
+    private readonly db: DataSource,
+    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly dispatcher: WebhookDispatcher,
+    private readonly http: SafeHttpClient,
+    private readonly box: SecretBox,
+    private readonly credentials: CredentialsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    metrics: Metrics,
+  ) {
+    this.attemptsTotal = new Counter({
+      name: 'chat_webhook_attempts_total',
+      help: 'Webhook HTTP attempts by outcome (succeeded, failed, retry, permanently_failed)',
+      labelNames: ['outcome'] as const,
+      registers: [metrics.registry],
+    });
+    this.attemptSeconds = new Histogram({
+      name: 'chat_webhook_attempt_duration_seconds',
+      help: 'Duration of webhook HTTP attempts',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [metrics.registry],
+    });
+  }
+
+  async handle({ deliveryId, attempt }: JobData<'webhook.deliver'>): Promise<void> {
+    const token = newId();
+    const delivery = await this.deliveries.claim(deliveryId, attempt, token, this.config.SERVICE_WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS);
+    if (!delivery) return; // already attempted, not due, held by another worker, or gone
+    try {
+      await this.attempt(delivery, token);
+    } catch (err) {
+      // an infrastructure failure (database, secret): give the lease back so the job's retry can claim it
+      await this.deliveries.release(deliveryId, token).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private async attempt(delivery: DeliveryRow, token: string): Promise<void> {
+    const ctx = await this.deliveries.context(delivery.webhook_id, delivery.event_id);
+    if (!ctx) return; // the webhook was deleted; its deliveries went with it
+    if (!ctx.enabled) {
+      await this.deliveries.abandon(delivery.id, token, 'the webhook is disabled');
+      return;
+    }
+    if (!ctx.payload || !ctx.event_created_at || !ctx.event_type) {
+      await this.deliveries.abandon(delivery.id, token, 'the event is no longer retained');
+      return;
+    }
+    const secret = await this.signingKey(delivery.workspace_id, ctx);
+    const body = Buffer.from(
+      JSON.stringify({
+        event_id: delivery.event_id,
+        event: delivery.event,
+        workspace_id: delivery.workspace_id,
+        created_at: isoNotNull(ctx.event_created_at),
+        data: ctx.payload,
+      }),
+    );
+    const timestamp = Math.floor(Date.now() / 1000);
+    const startedAt = new Date();
+    const result = await this.http.post({
+      url: ctx.url,
+      body,
+      timeoutMs: this.config.SERVICE_WEBHOOK_TIMEOUT_MS,
+      keepBytes: RESPONSE_BODY_BYTES,
+      headers: {
+        'Content-Type': 'application/json',
+        'User-Agent': WEBHOOK_USER_AGENT,
+        'X-Service-Event': delivery.event,
+        'X-Service-Event-Id': delivery.event_id,
+        'X-Service-Signature': signWebhook(secret, timestamp, body),
+        'X-Service-Timestamp': String(timestamp),
+      },
+    });
+    this.attemptSeconds.observe(result.durationMs / 1000);
+    const c: Classified =
+      result.kind === 'error'
+        ? { kind: 'retryable', responseStatus: null, responseBody: null, error: result.error }
+        : classify(result.status, result.body);
+    await this.record(delivery, token, c, startedAt, result.durationMs);
+  }
+
+  private async record(delivery: DeliveryRow, token: string, c: Classified, startedAt: Date, durationMs: number): Promise<void> {
+    const schedule = this.config.SERVICE_WEBHOOK_RETRY_SCHEDULE_SECONDS;
+    const attemptNo = delivery.attempts + 1;
+    const inCycle = attemptNo - delivery.cycle_start;
+    let outcome: AttemptOutcome;
+    if (c.kind === 'success') {
+      outcome = { ...c, status: 'succeeded', retryInMs: null, startedAt, durationMs, outcome: 'succeeded' };
+    } else if (c.kind === 'terminal') {
+      outcome = { ...c, status: 'failed', retryInMs: null, startedAt, durationMs, outcome: 'failed' };
+    } else if (inCycle <= schedule.length) {
+      const retryInMs = jittered(schedule[inCycle - 1]!, this.config.SERVICE_WEBHOOK_RETRY_JITTER);
+      outcome = { ...c, status: 'pending', retryInMs, startedAt, durationMs, outcome: 'retry' };
+    } else {
+      outcome = { ...c, status: 'permanently_failed', retryInMs: null, startedAt, durationMs, outcome: 'permanently_failed' };
+    }
+    const threshold = this.config.SERVICE_WEBHOOK_AUTO_DISABLE_FAILURES;
+    const recorded = await this.db.transaction(async (m) => {
+      quietTransaction(m);
+      const row = await this.deliveries.recordAttempt(m, delivery.id, token, newId(), outcome);
+      if (!row) return null;
+      let disabled = false;
+      if (c.kind === 'success') await this.deliveries.markWebhookSuccess(m, delivery.webhook_id);
+      else disabled = await this.deliveries.markWebhookFailure(m, delivery.webhook_id, threshold, `auto-disabled after ${threshold} consecutive failed attempts`);
+      return { attempts: row.attempts, disabled };
+    });
+    if (!recorded) return;
+    this.attemptsTotal.inc({ outcome: outcome.outcome });
+    if (recorded.disabled) this.logger.warn(`webhook ${delivery.webhook_id} auto-disabled after ${threshold} consecutive failed attempts`);
+    if (outcome.status === 'pending') {
+      await this.dispatcher.enqueue([{ deliveryId: delivery.id, attempt: recorded.attempts + 1, delayMs: outcome.retryInMs ?? 0 }]);
+    }
+  }
+
+  private async signingKey(workspaceId: string, ctx: DeliveryContext): Promise<string> {
+    if (ctx.signing === 'api_secret') return this.credentials.currentSecret(workspaceId);
+    if (!ctx.secret_sealed) throw new Error('the webhook has no signing secret');
+    return this.box.open(ctx.secret_sealed);
+  }
+}
+
+/** 2xx success; 5xx retried; anything else (4xx, and redirects, which are never followed) is terminal. */
+export function classify(status: number, body: string): Classified {
+  const base = { responseStatus: status, responseBody: body };
+  if (status >= 200 && status < 300) return { ...base, kind: 'success', error: null };
+  if (status >= 500) return { ...base, kind: 'retryable', error: null };
+  if (status >= 300 && status < 400) return { ...base, kind: 'terminal', error: 'redirects are not followed' };
+  return { ...base, kind: 'terminal', error: null };
+}
+
+/** `seconds` × (1 ± jitter), in milliseconds. */
+export function jittered(seconds: number, jitter: number, random = Math.random()): number {
+  return Math.max(0, Math.round(seconds * 1000 * (1 + jitter * (2 * random - 1))));
+}

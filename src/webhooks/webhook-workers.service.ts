@@ -1,0 +1,45 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/config.schema';
+import { QueueService } from '../infra/queue/queue.module';
+import { WebhookDeliveryProcessor } from './webhook-delivery.processor';
+import { DELIVER_JOB } from './webhook-dispatcher';
+import { WebhookRelay } from './webhook-relay.service';
+import { WebhookSweeper } from './webhook-sweeper.service';
+
+/** Parallel HTTP attempts per process. */
+const DELIVERY_CONCURRENCY = 32;
+
+/**
+ * Runs the delivery side (relay, queue consumer, sweeper) in the `all` and `worker` roles; an `api`
+ * instance only writes events and enqueues manual retries. On shutdown the relay and sweeper stop
+ * first; the queue then stops taking jobs and waits for attempts in flight (QueueService, before the
+ * database closes).
+ */
+@Injectable()
+export class WebhookWorkers implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('WebhookWorkers');
+  private started = false;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly queue: QueueService,
+    private readonly processor: WebhookDeliveryProcessor,
+    private readonly relay: WebhookRelay,
+    private readonly sweeper: WebhookSweeper,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.config.SERVICE_ROLE === 'api') return;
+    this.queue.process(DELIVER_JOB, (job) => this.processor.handle(job), { concurrency: DELIVERY_CONCURRENCY });
+    this.relay.start();
+    this.sweeper.start();
+    this.started = true;
+    this.logger.log(`webhook delivery running on the ${this.queue.kind} queue`);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    if (!this.started) return;
+    await Promise.all([this.relay.stop(), this.sweeper.stop()]);
+  }
+}
