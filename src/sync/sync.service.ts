@@ -44,7 +44,11 @@ const toSync = (env: Envelope): SyncEvent => ({
   created_at: env.ts,
 });
 
-/** CONTRACT §12: what a client missed, per channel by seq, or across its channels by log cursor. */
+/**
+ * CONTRACT §12: what a client missed, per channel by seq, or across its channels by log cursor. Sync
+ * shows a channel's events from when the caller joined it (history holds what came before), plus
+ * the events addressed to the caller (its own membership changes).
+ */
 @Injectable()
 export class SyncService {
   constructor(
@@ -83,7 +87,8 @@ export class SyncService {
       const rows: StoredEvent[] = await m.query(
         `SELECT ${EVENT_COLUMNS} FROM events e
           WHERE e.workspace_id = $1 AND (e.tx_id, e.position) > ($2::xid8, $3::bigint) AND ${settled('$6')}
-            AND (e.channel_id IN (SELECT channel_id FROM channel_members WHERE user_id = $4) OR $4 = ANY(e.audience))
+            AND ($4 = ANY(e.audience) OR EXISTS (SELECT 1 FROM channel_members cm
+                  WHERE cm.channel_id = e.channel_id AND cm.user_id = $4 AND cm.joined_at <= e.created_at))
             AND ${NOT_BLOCKED.replace('$VIEWER', '$4')}
           ORDER BY e.tx_id, e.position LIMIT $5`,
         [p.workspaceId, cursor.txId, cursor.position, p.userId, limit + 1, bound],
