@@ -28,6 +28,7 @@ import { RealtimeModule } from './realtime/realtime.module';
 import { AttachmentsModule } from './attachments/attachments.module';
 import { DevicesModule } from './push/devices.module';
 import { PushModule } from './push/push.module';
+import { SearchModule } from './search/search.module';
 
 export const REDACTED_PATHS = [
   'req.headers.authorization',
@@ -50,7 +51,7 @@ function stripTokenFromUrl(url: string | undefined): string | undefined {
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
-    const api: Type[] = config.SERVICE_ROLE === 'worker' ? [] : [UsersModule, ChannelsModule, MyChannelsModule, ReceiptsModule, MessagesModule, ReactionsModule, BlocksModule, MutesModule, WebhooksModule, RealtimeModule, AttachmentsModule, DevicesModule];
+    const api: Type[] = config.SERVICE_ROLE === 'worker' ? [] : [UsersModule, ChannelsModule, MyChannelsModule, ReceiptsModule, MessagesModule, ReactionsModule, BlocksModule, MutesModule, WebhooksModule, RealtimeModule, AttachmentsModule, DevicesModule, SearchModule];
     return {
       module: AppModule,
       imports: [

@@ -19,7 +19,10 @@ export class AttachmentsController {
   @Auth('any')
   @HttpCode(200)
   @ApiOkResponse({ type: PresignResponseDto })
-  presign(@CurrentPrincipal() p: WorkspacePrincipal, @Body() dto: PresignAttachmentDto): Promise<PresignResponseDto> {
+  presign(
+    @CurrentPrincipal() p: WorkspacePrincipal,
+    @Body() dto: PresignAttachmentDto,
+  ): Promise<PresignResponseDto> {
     return this.attachments.presign(p, dto);
   }
 }

@@ -36,19 +36,39 @@ export class AttachmentsRepository {
     await this.db.query(
       `INSERT INTO attachment_uploads (key, workspace_id, channel_id, user_id, filename, mime_type, size_bytes, driver, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [row.key, row.workspaceId, row.channelId, row.userId, row.filename, row.mimeType, row.sizeBytes, row.driver, row.expiresAt],
+      [
+        row.key,
+        row.workspaceId,
+        row.channelId,
+        row.userId,
+        row.filename,
+        row.mimeType,
+        row.sizeBytes,
+        row.driver,
+        row.expiresAt,
+      ],
     );
   }
 
   /** A record of this workspace (another workspace's key is simply not found). */
-  async find(workspaceId: string, key: string, m: EntityManager = this.db.manager): Promise<UploadRow | null> {
-    const rows: UploadRow[] = await m.query(`SELECT ${COLUMNS} FROM attachment_uploads WHERE workspace_id = $1 AND key = $2`, [workspaceId, key]);
+  async find(
+    workspaceId: string,
+    key: string,
+    m: EntityManager = this.db.manager,
+  ): Promise<UploadRow | null> {
+    const rows: UploadRow[] = await m.query(
+      `SELECT ${COLUMNS} FROM attachment_uploads WHERE workspace_id = $1 AND key = $2`,
+      [workspaceId, key],
+    );
     return rows[0] ?? null;
   }
 
   /** By key alone: for serving `GET /files/<key>`, whose key names its workspace itself. */
   async findByKey(key: string): Promise<UploadRow | null> {
-    const rows: UploadRow[] = await this.db.query(`SELECT ${COLUMNS} FROM attachment_uploads WHERE key = $1`, [key]);
+    const rows: UploadRow[] = await this.db.query(
+      `SELECT ${COLUMNS} FROM attachment_uploads WHERE key = $1`,
+      [key],
+    );
     return rows[0] ?? null;
   }
 

@@ -42,7 +42,10 @@ export class AttachmentsService {
 
     const mime = normalizeMimeType(dto.mime_type);
     if (!this.allowedTypes.includes(mime)) {
-      throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Attachments of type ${mime || dto.mime_type} are not allowed`);
+      throw new AppError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        `Attachments of type ${mime || dto.mime_type} are not allowed`,
+      );
     }
     const max = this.config.SERVICE_MAX_ATTACHMENT_SIZE_BYTES;
     if (dto.size_bytes > max) {
@@ -53,7 +56,12 @@ export class AttachmentsService {
 
     const name = sanitizeFilename(dto.filename);
     const key = `${p.workspaceId}/${newId()}/${name.key}`;
-    const put = await this.storage.presignPut({ key, contentType: mime, contentLength: dto.size_bytes, expiresInSeconds: PRESIGN_TTL_SECONDS });
+    const put = await this.storage.presignPut({
+      key,
+      contentType: mime,
+      contentLength: dto.size_bytes,
+      expiresInSeconds: PRESIGN_TTL_SECONDS,
+    });
     await this.uploads.insert({
       key,
       workspaceId: p.workspaceId,

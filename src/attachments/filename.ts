@@ -19,7 +19,10 @@ export interface SafeFilename {
 export function sanitizeFilename(raw: string): SafeFilename {
   let name = raw.normalize('NFC').replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, '');
   name = name.split(/[\\/]/).pop() ?? '';
-  name = name.replace(/^[\s.]+/u, '').replace(/[\s.]+$/u, '').replace(/\s+/gu, ' ');
+  name = name
+    .replace(/^[\s.]+/u, '')
+    .replace(/[\s.]+$/u, '')
+    .replace(/\s+/gu, ' ');
   const display = truncate(name, DISPLAY_MAX) || 'file';
   let key = display
     .replace(/[^\p{L}\p{N}\p{M}._-]+/gu, '_')
@@ -35,6 +38,12 @@ function truncate(name: string, max: number): string {
   if (chars.length <= max) return name;
   const dot = name.lastIndexOf('.');
   const ext = dot > 0 ? [...name.slice(dot)] : [];
-  if (ext.length > 1 && ext.length <= 16) return chars.slice(0, max - ext.length).join('').replace(/[\s.]+$/u, '') + ext.join('');
+  if (ext.length > 1 && ext.length <= 16)
+    return (
+      chars
+        .slice(0, max - ext.length)
+        .join('')
+        .replace(/[\s.]+$/u, '') + ext.join('')
+    );
   return chars.slice(0, max).join('');
 }

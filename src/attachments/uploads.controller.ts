@@ -1,12 +1,12 @@
 import { Controller, Get, Inject, Logger, Options, Put, Req, Res } from '@nestjs/common';
-import { ApiExcludeEndpoint } from '@nestjs/swagger';
+import { ApiExcludeEndpoint, ApiOkResponse, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Auth } from '../common/auth/auth.decorator';
 import { AppError } from '../common/errors/app-error';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { LocalObjectStorage, UploadSizeError } from '../infra/storage/local.storage';
-import { contentDisposition, decodeKeyPath, encodeKey, ObjectStorage } from '../infra/storage/object-storage';
+import { contentDisposition, decodeKeyPath, ObjectStorage } from '../infra/storage/object-storage';
 import { AttachmentsRepository } from './attachments.repository';
 import { normalizeMimeType } from './attachments.service';
 
@@ -25,6 +25,7 @@ function allowAnyOrigin(res: Response): void {
  * is its credential. Keys are parsed from the raw path segment by segment, so a `..%2f` can never
  * turn into a path.
  */
+@ApiTags('attachments')
 @Controller()
 export class UploadsController {
   private readonly logger = new Logger('Uploads');
@@ -53,24 +54,39 @@ export class UploadsController {
    */
   @Put('v1/uploads/*key')
   @Auth('public')
-  @ApiExcludeEndpoint()
+  @ApiParam({ name: 'key', description: 'The object key from presign (`<workspace>/<uuid>/<name>`)' })
+  @ApiQuery({ name: 'expires', description: 'Unix time the URL expires (signed)' })
+  @ApiQuery({ name: 'size', description: 'Declared size in bytes (signed)' })
+  @ApiQuery({ name: 'type', description: 'Declared MIME type (signed)' })
+  @ApiQuery({ name: 'sig', description: 'HMAC-SHA256 signature' })
+  @ApiOkResponse({
+    description: 'Stored (ETag header). 400 wrong Content-Type/Content-Length, 403 expired or altered URL.',
+  })
   async upload(@Req() req: Request, @Res() res: Response): Promise<void> {
     const storage = this.storage;
     if (!(storage instanceof LocalObjectStorage)) throw AppError.notFound('Upload');
     allowAnyOrigin(res);
     const key = decodeKeyPath(req.path.slice(UPLOADS_PREFIX.length));
     if (!key) throw new AppError('FORBIDDEN', 'Invalid upload URL');
-    const check = storage.signer.check(key, req.query as Record<string, unknown>);
-    if (!check.ok) throw new AppError('FORBIDDEN', check.reason === 'expired' ? 'This upload URL has expired' : 'Invalid upload URL');
+    const check = storage.signer.check(key, req.query);
+    if (!check.ok)
+      throw new AppError(
+        'FORBIDDEN',
+        check.reason === 'expired' ? 'This upload URL has expired' : 'Invalid upload URL',
+      );
     const grant = check.grant;
+    // the presign record goes with its workspace: a deleted workspace's URLs store nothing
+    if (!(await this.uploads.findByKey(key))) throw new AppError('FORBIDDEN', 'This upload is no longer valid');
 
     const type = normalizeMimeType(req.headers['content-type'] ?? '');
-    if (type !== grant.contentType) throw AppError.validation('Content-Type', `must be ${grant.contentType}, as declared at presign`);
+    if (type !== grant.contentType)
+      throw AppError.validation('Content-Type', `must be ${grant.contentType}, as declared at presign`);
     const length = req.headers['content-length'];
     if (length === undefined || !/^\d{1,15}$/.test(length) || Number(length) !== grant.size) {
       throw AppError.validation('Content-Length', `must be ${grant.size}, as declared at presign`);
     }
-    if (grant.size > this.config.SERVICE_MAX_ATTACHMENT_SIZE_BYTES) throw new AppError('ATTACHMENT_TOO_LARGE');
+    if (grant.size > this.config.SERVICE_MAX_ATTACHMENT_SIZE_BYTES)
+      throw new AppError('ATTACHMENT_TOO_LARGE');
 
     let etag: string;
     try {
@@ -95,11 +111,17 @@ export class UploadsController {
    */
   @Get('files/*key')
   @Auth('public')
-  @ApiExcludeEndpoint()
+  @ApiParam({ name: 'key', description: 'The object key' })
+  @ApiOkResponse({
+    description: 'The file (local driver), or a 302 to a short-lived signed GET in the bucket (s3 driver)',
+  })
   async file(@Req() req: Request, @Res() res: Response): Promise<void> {
     const key = decodeKeyPath(req.path.slice(FILES_PREFIX.length));
     const row = key ? await this.uploads.findByKey(key) : null;
-    const target = key && row ? await this.storage.serve(key, { contentType: row.mime_type, filename: row.filename }) : null;
+    const target =
+      key && row
+        ? await this.storage.serve(key, { contentType: row.mime_type, filename: row.filename })
+        : null;
     if (!key || !row || !target) throw AppError.notFound('File');
 
     allowAnyOrigin(res);
@@ -118,8 +140,9 @@ export class UploadsController {
     for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
     const storage = this.storage as LocalObjectStorage;
     await new Promise<void>((resolve, reject) => {
-      // root + relative path: `send` refuses to leave the root and only checks the key's own segments for dotfiles
-      res.sendFile(encodeKey(key), { root: storage.filesDir, dotfiles: 'deny' }, (err?: Error) => {
+      // root + relative path: `send` refuses to leave the root and only checks the key's own segments for
+      // dotfiles (express URI-encodes the path itself and `send` decodes it)
+      res.sendFile(key, { root: storage.filesDir, dotfiles: 'deny' }, (err?: Error) => {
         if (!err) return resolve();
         if (res.headersSent) {
           res.destroy();

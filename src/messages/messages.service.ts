@@ -3,19 +3,19 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ChannelAccess } from '../channels/channel-access.service';
 import { ChannelRow, ChannelsRepository } from '../channels/channels.repository';
 import type { WorkspacePrincipal } from '../common/auth/principal';
-import { AppError, ErrorDetail } from '../common/errors/app-error';
+import { AppError } from '../common/errors/app-error';
 import { isUuid, newId } from '../common/ids';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { EventLogService } from '../events/event-log.service';
-import type { DomainEventMap, MentionRef, UserRef } from '../events/event-types';
+import type { DomainEventMap, UserRef } from '../events/event-types';
 import { RateLimiter } from '../infra/rate-limit/rate-limiter';
 import { MutesRepository } from '../mutes/mutes.repository';
 import { ActingUser, ActingUsers } from './acting-user.service';
 import { SendMessageDto } from './dto/send-message.dto';
-import { MessageAttachments } from './message-attachments';
+import { Draft, MessageRules } from './message-rules';
 import { MessageModeration, ModerationVerdict } from './message-moderation';
-import { MessageType, MessageView, MessageViews } from './message-view.service';
+import { MessageView, MessageViews } from './message-view.service';
 import { MessageHead, MessagesRepository } from './messages.repository';
 
 export interface SendResult {
@@ -25,16 +25,6 @@ export interface SendResult {
 }
 
 const RATE_WINDOW_MS = 60_000;
-
-/** A validated send, ready to persist. */
-interface Draft {
-  type: MessageType;
-  content: string;
-  attachmentUrl: string | null;
-  attachment: MessageView['attachment'];
-  parentId: string | null;
-  mentions: MentionRef[];
-}
 
 /** Send, edit and unsend: SPEC.md's message lifecycle, with CONTRACT §7's check order. */
 @Injectable()
@@ -49,7 +39,7 @@ export class MessagesService {
     private readonly mutes: MutesRepository,
     private readonly limiter: RateLimiter,
     private readonly moderation: MessageModeration,
-    private readonly attachments: MessageAttachments,
+    private readonly rules: MessageRules,
     private readonly events: EventLogService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -89,10 +79,10 @@ export class MessagesService {
     if (sender && (await this.mutes.isMuted(this.db.manager, p.workspaceId, sender.id)))
       throw new AppError('MUTED');
     const content = dto.content ?? '';
-    this.checkSize(content);
+    this.rules.checkSize(content);
     if (sender) await this.checkRate(sender.id);
 
-    const draft = await this.validate(p.workspaceId, channel, dto, content, system);
+    const draft = await this.rules.validate(p.workspaceId, channel, dto, content, system);
     let verdict: ModerationVerdict = { content: draft.content };
     if (sender) {
       verdict = await this.moderation.evaluate({
@@ -124,7 +114,7 @@ export class MessagesService {
       throw new AppError('EDIT_WINDOW_EXPIRED');
     if (!content.trim() && !head.attachment_url)
       throw AppError.validation('content', 'must not be empty without an attachment');
-    this.checkSize(content);
+    this.rules.checkSize(content);
     let verdict: ModerationVerdict = { content };
     if (head.user_id && head.type !== 'system') {
       verdict = await this.moderation.evaluate({
@@ -218,16 +208,6 @@ export class MessagesService {
     return locked;
   }
 
-  private checkSize(content: string): void {
-    const max = this.config.SERVICE_MAX_MESSAGE_SIZE_BYTES;
-    const size = Buffer.byteLength(content, 'utf8');
-    if (size > max)
-      throw new AppError(
-        'MESSAGE_TOO_LARGE',
-        `The content is ${size} bytes; the limit is ${max} bytes (UTF-8)`,
-      );
-  }
-
   private async checkRate(userId: string): Promise<void> {
     const decision = await this.limiter.hit(
       `send:${userId}`,
@@ -245,77 +225,6 @@ export class MessagesService {
   }
 
   /** Parent, mentions and attachment: every problem is reported at once as one 400. */
-  private async validate(
-    workspaceId: string,
-    channel: ChannelRow,
-    dto: SendMessageDto,
-    content: string,
-    system: boolean,
-  ): Promise<Draft> {
-    const details: ErrorDetail[] = [];
-    const m = this.db.manager;
-    if (!content.trim() && !dto.attachment_url)
-      details.push({ field: 'content', message: 'must not be empty without an attachment' });
-
-    let parentId: string | null = null;
-    if (dto.parent_id !== undefined) {
-      const parentChannel = isUuid(dto.parent_id)
-        ? await this.repo.channelOf(m, workspaceId, dto.parent_id)
-        : null;
-      if (parentChannel === null) details.push({ field: 'parent_id', message: 'no such message' });
-      else if (parentChannel !== channel.id)
-        details.push({ field: 'parent_id', message: 'the quoted message is in another channel' });
-      else parentId = dto.parent_id;
-    }
-
-    const mentions: MentionRef[] = [];
-    if (dto.mentions?.length) {
-      const members = new Map(
-        (await this.repo.membersByExternalId(m, workspaceId, channel.id, dto.mentions)).map((u) => [
-          u.external_id,
-          u,
-        ]),
-      );
-      const seen = new Set<string>();
-      dto.mentions.forEach((externalId, i) => {
-        const user = members.get(externalId);
-        if (!user)
-          details.push({ field: `mentions[${i}]`, message: `${externalId} is not a member of this channel` });
-        else if (!seen.has(externalId)) {
-          seen.add(externalId);
-          mentions.push({ user_id: user.id, external_id: user.external_id, name: user.name });
-        }
-      });
-    }
-
-    const url = dto.attachment_url ?? null;
-    if (url !== null && !this.isPublicFileUrl(url)) {
-      details.push({ field: 'attachment_url', message: `must begin with ${this.config.publicFilesUrl}` });
-    }
-    if (details.length)
-      throw new AppError('VALIDATION_ERROR', `${details[0]!.field}: ${details[0]!.message}`, details);
-
-    let type: MessageType = system ? 'system' : 'text';
-    let attachment: Draft['attachment'] = null;
-    if (url !== null) {
-      const resolved = await this.attachments.resolve(m, workspaceId, url);
-      attachment = resolved.attachment;
-      if (!system) type = resolved.type;
-    }
-    return { type, content, attachmentUrl: url, attachment, parentId, mentions };
-  }
-
-  /** The URL begins with the public base URL, also once normalised (no `..` escaping it). */
-  private isPublicFileUrl(url: string): boolean {
-    const base = this.config.publicFilesUrl;
-    if (!url.startsWith(base) || url.length === base.length) return false;
-    try {
-      return new URL(url).href.startsWith(base);
-    } catch {
-      return false;
-    }
-  }
-
   private async persist(
     workspaceId: string,
     channel: ChannelRow,

@@ -30,7 +30,10 @@ export class MyDevicesController {
 
   @Delete(':token')
   @HttpCode(204)
-  async unregister(@CurrentPrincipal() p: UserPrincipal, @Param('token', DeviceTokenPipe) token: string): Promise<void> {
+  async unregister(
+    @CurrentPrincipal() p: UserPrincipal,
+    @Param('token', DeviceTokenPipe) token: string,
+  ): Promise<void> {
     await this.devices.unregister(p.workspaceId, p.userId, token);
   }
 }
@@ -55,7 +58,10 @@ export class UserDevicesController {
 
   @Get()
   @ApiOkResponse({ type: DeviceListDto })
-  async list(@CurrentPrincipal() p: BackendPrincipal, @Param('external_id', ExternalIdPipe) externalId: string): Promise<DeviceListDto> {
+  async list(
+    @CurrentPrincipal() p: BackendPrincipal,
+    @Param('external_id', ExternalIdPipe) externalId: string,
+  ): Promise<DeviceListDto> {
     return this.devices.list(p.workspaceId, await this.devices.userId(p.workspaceId, externalId));
   }
 

@@ -20,7 +20,12 @@ export class DevicesRepository {
   constructor(private readonly db: DataSource) {}
 
   /** Registers the token for the user; a token another user of the workspace had moves to this one. */
-  async upsert(workspaceId: string, userId: string, token: string, platform: DevicePlatform): Promise<DeviceRow> {
+  async upsert(
+    workspaceId: string,
+    userId: string,
+    token: string,
+    platform: DevicePlatform,
+  ): Promise<DeviceRow> {
     return this.db.transaction(async (m) => {
       const rows: DeviceRow[] = await m.query(
         `INSERT INTO devices (workspace_id, token_sha256, token, user_id, platform) VALUES ($1, $2, $3, $4, $5)
@@ -48,18 +53,22 @@ export class DevicesRepository {
 
   /** Removes the user's registration of the token (another user's registration is left alone). */
   async delete(workspaceId: string, userId: string, token: string): Promise<void> {
-    await this.db.query(`DELETE FROM devices WHERE workspace_id = $1 AND token_sha256 = $2 AND user_id = $3`, [
-      workspaceId,
-      sha256Hex(token),
-      userId,
-    ]);
+    await this.db.query(
+      `DELETE FROM devices WHERE workspace_id = $1 AND token_sha256 = $2 AND user_id = $3`,
+      [workspaceId, sha256Hex(token), userId],
+    );
   }
 
   /**
    * The devices a message's push goes to: every other member of the channel, except members who
    * block the sender.
    */
-  async recipientTokens(workspaceId: string, channelId: string, senderId: string, m: EntityManager = this.db.manager): Promise<string[]> {
+  async recipientTokens(
+    workspaceId: string,
+    channelId: string,
+    senderId: string,
+    m: EntityManager = this.db.manager,
+  ): Promise<string[]> {
     const rows: { token: string }[] = await m.query(
       `SELECT d.token FROM channel_members cm
          JOIN devices d ON d.user_id = cm.user_id AND d.workspace_id = $1

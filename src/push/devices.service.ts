@@ -5,7 +5,12 @@ import { DeviceRow, DevicesRepository } from './devices.repository';
 import { DeviceDto, DeviceListDto, RegisterDeviceDto } from './dto/device.dto';
 
 function view(r: DeviceRow): DeviceDto {
-  return { token: r.token, platform: r.platform, created_at: r.created_at.toISOString(), updated_at: r.updated_at.toISOString() };
+  return {
+    token: r.token,
+    platform: r.platform,
+    created_at: r.created_at.toISOString(),
+    updated_at: r.updated_at.toISOString(),
+  };
 }
 
 /** CONTRACT §5 devices: registration works whether or not push is configured. */

@@ -21,7 +21,9 @@ import { PushRelay } from './push.relay';
       provide: PushGateway,
       inject: [APP_CONFIG],
       useFactory: (c: AppConfig): PushGateway =>
-        c.SERVICE_PUSH_SERVICE_ACCOUNT_FILE ? new FcmPushGateway(c.SERVICE_PUSH_SERVICE_ACCOUNT_FILE) : new DisabledPushGateway(),
+        c.SERVICE_PUSH_SERVICE_ACCOUNT_FILE
+          ? new FcmPushGateway(c.SERVICE_PUSH_SERVICE_ACCOUNT_FILE)
+          : new DisabledPushGateway(),
     },
     DevicesRepository,
     PushRelay,

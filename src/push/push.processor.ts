@@ -9,7 +9,10 @@ type CreatedMessage = DomainEventMap['message.created']['message'];
 /** The notification of a new message: who sent it and where, never what it says. */
 export function pushFor(message: CreatedMessage): { title: string; data: Record<string, string> } {
   const sender = message.user?.name?.trim() || message.user?.external_id || 'Someone';
-  return { title: `${sender} sent a message`, data: { channel_id: message.channel_id, message_id: message.id } };
+  return {
+    title: `${sender} sent a message`,
+    data: { channel_id: message.channel_id, message_id: message.id },
+  };
 }
 
 /**
@@ -32,18 +35,23 @@ export class PushProcessor {
 
   async handle(job: { eventId: string }): Promise<void> {
     if (!this.gateway.enabled) return;
-    const rows: { workspace_id: string; type: string; payload: DomainEventMap['message.created'] }[] = await this.db.query(
-      `SELECT workspace_id, type, payload FROM events WHERE id = $1`,
-      [job.eventId],
-    );
+    const rows: { workspace_id: string; type: string; payload: DomainEventMap['message.created'] }[] =
+      await this.db.query(`SELECT workspace_id, type, payload FROM events WHERE id = $1`, [job.eventId]);
     const event = rows[0];
     if (!event || event.type !== 'message.created') return;
     const message = event.payload.message;
     if (message.type === 'system' || !message.user) return;
-    const live: unknown[] = await this.db.query(`SELECT 1 FROM messages WHERE id = $1 AND deleted_at IS NULL`, [message.id]);
+    const live: unknown[] = await this.db.query(
+      `SELECT 1 FROM messages WHERE id = $1 AND deleted_at IS NULL`,
+      [message.id],
+    );
     if (!live.length) return;
 
-    const tokens = await this.devices.recipientTokens(event.workspace_id, message.channel_id, message.user.id);
+    const tokens = await this.devices.recipientTokens(
+      event.workspace_id,
+      message.channel_id,
+      message.user.id,
+    );
     if (!tokens.length) return;
     const notification = pushFor(message);
     let sent = 0;
@@ -53,7 +61,12 @@ export class PushProcessor {
       try {
         outcomes = await this.gateway.send(batch, notification);
       } catch (err) {
-        outcomes = batch.map((token) => ({ token, ok: false, errorCode: 'send-failed', errorMessage: String(err) }));
+        outcomes = batch.map((token) => ({
+          token,
+          ok: false,
+          errorCode: 'send-failed',
+          errorMessage: String(err),
+        }));
       }
       const dead = outcomes.filter(isDeadToken).map((o) => o.token);
       if (dead.length) {
@@ -63,9 +76,14 @@ export class PushProcessor {
       const ok = outcomes.filter((o) => o.ok).length;
       const failed = outcomes.filter((o) => !o.ok && !isDeadToken(o));
       if (failed.length && !ok && sent === 0) {
-        throw new Error(`push of message ${message.id} failed: ${failed[0]!.errorCode ?? ''} ${failed[0]!.errorMessage ?? ''}`.trim());
+        throw new Error(
+          `push of message ${message.id} failed: ${failed[0]!.errorCode ?? ''} ${failed[0]!.errorMessage ?? ''}`.trim(),
+        );
       }
-      if (failed.length) this.logger.warn(`push of message ${message.id}: ${failed.length} of ${batch.length} failed (${failed[0]!.errorCode})`);
+      if (failed.length)
+        this.logger.warn(
+          `push of message ${message.id}: ${failed.length} of ${batch.length} failed (${failed[0]!.errorCode})`,
+        );
       sent += ok;
     }
   }

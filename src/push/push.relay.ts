@@ -102,11 +102,11 @@ export class PushRelay {
     if (this.cursor && !(await this.anythingNew(this.cursor))) return null;
     const result = await this.db.transaction(async (m) => {
       // the snapshot bound is read in the statement that locks the row, before this transaction has an id
-      const [cur] = (await m.query(
+      const [cur] = await m.query<{ tx_id: string; position: number; xmin: string }[]>(
         `SELECT tx_id::text AS tx_id, position, pg_snapshot_xmin(pg_current_snapshot())::text AS xmin
            FROM event_relay_cursors WHERE name = $1 FOR UPDATE SKIP LOCKED`,
         [RELAY],
-      )) as { tx_id: string; position: number; xmin: string }[];
+      );
       if (!cur) return null;
       const events: EventRef[] = await m.query(
         `SELECT id, tx_id::text AS tx_id, position, created_at < now() - make_interval(secs => $5) AS stale FROM events
@@ -123,12 +123,14 @@ export class PushRelay {
       );
       // a short batch read every message event below the horizon: the cursor can jump to the horizon
       // itself, so the next pass does not rescan the other events in between
-      const next: LogCursor = events.length < BATCH ? { txId: cur.xmin, position: 0 } : { txId: last.tx_id, position: Number(last.position) };
-      await m.query(`UPDATE event_relay_cursors SET tx_id = $2::xid8, position = $3, updated_at = now() WHERE name = $1`, [
-        RELAY,
-        next.txId,
-        next.position,
-      ]);
+      const next: LogCursor =
+        events.length < BATCH
+          ? { txId: cur.xmin, position: 0 }
+          : { txId: last.tx_id, position: Number(last.position) };
+      await m.query(
+        `UPDATE event_relay_cursors SET tx_id = $2::xid8, position = $3, updated_at = now() WHERE name = $1`,
+        [RELAY, next.txId, next.position],
+      );
       return { cursor: next, events: events.length, jobs: fresh.length };
     });
     if (!result) return null;

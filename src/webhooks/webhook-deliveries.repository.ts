@@ -77,7 +77,13 @@ export class WebhookDeliveriesRepository {
        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[])
        ON CONFLICT (webhook_id, event_id) DO NOTHING
        RETURNING id`,
-      [rows.map((r) => r.id), rows.map((r) => r.webhookId), rows.map((r) => r.workspaceId), rows.map((r) => r.eventId), rows.map((r) => r.event)],
+      [
+        rows.map((r) => r.id),
+        rows.map((r) => r.webhookId),
+        rows.map((r) => r.workspaceId),
+        rows.map((r) => r.eventId),
+        rows.map((r) => r.event),
+      ],
     );
   }
 
@@ -131,7 +137,12 @@ export class WebhookDeliveriesRepository {
    * matches, that is due (with a little slack for clocks), and that nobody else holds qualifies, so a
    * stale or duplicated job is a no-op.
    */
-  async claim(deliveryId: string, attempt: number, token: string, leaseMs: number): Promise<DeliveryRow | null> {
+  async claim(
+    deliveryId: string,
+    attempt: number,
+    token: string,
+    leaseMs: number,
+  ): Promise<DeliveryRow | null> {
     const rows: DeliveryRow[] = await this.db.query(
       `WITH r AS (
          UPDATE webhook_deliveries
@@ -147,10 +158,10 @@ export class WebhookDeliveriesRepository {
   }
 
   async release(deliveryId: string, token: string): Promise<void> {
-    await this.db.query(`UPDATE webhook_deliveries SET lease_token = NULL, lease_until = NULL WHERE id = $1 AND lease_token = $2`, [
-      deliveryId,
-      token,
-    ]);
+    await this.db.query(
+      `UPDATE webhook_deliveries SET lease_token = NULL, lease_until = NULL WHERE id = $1 AND lease_token = $2`,
+      [deliveryId, token],
+    );
   }
 
   async context(webhookId: string, eventId: string): Promise<DeliveryContext | null> {
@@ -177,7 +188,13 @@ export class WebhookDeliveriesRepository {
    * Records an attempt under the lease: the delivery's new state and the attempt-log row. Null when the
    * lease was lost (another worker took over, or the webhook was deleted), in which case nothing is written.
    */
-  async recordAttempt(m: EntityManager, deliveryId: string, token: string, attemptId: string, o: AttemptOutcome): Promise<{ attempts: number } | null> {
+  async recordAttempt(
+    m: EntityManager,
+    deliveryId: string,
+    token: string,
+    attemptId: string,
+    o: AttemptOutcome,
+  ): Promise<{ attempts: number } | null> {
     const rows: { attempts: number }[] = await m.query(
       `WITH r AS (
          UPDATE webhook_deliveries
@@ -194,18 +211,36 @@ export class WebhookDeliveriesRepository {
     await m.query(
       `INSERT INTO webhook_attempts (id, delivery_id, attempt, started_at, duration_ms, outcome, response_status, response_body, error)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [attemptId, deliveryId, row.attempts, o.startedAt, o.durationMs, o.outcome, o.responseStatus, o.responseBody, o.error],
+      [
+        attemptId,
+        deliveryId,
+        row.attempts,
+        o.startedAt,
+        o.durationMs,
+        o.outcome,
+        o.responseStatus,
+        o.responseBody,
+        o.error,
+      ],
     );
     return row;
   }
 
   /** A success resets the webhook's failure streak (written only when there is one, to keep the row cold). */
   async markWebhookSuccess(m: EntityManager, webhookId: string): Promise<void> {
-    await m.query(`UPDATE webhooks SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures <> 0`, [webhookId]);
+    await m.query(
+      `UPDATE webhooks SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures <> 0`,
+      [webhookId],
+    );
   }
 
   /** A failed attempt: +1, atomically; reaching the threshold disables the webhook. Returns whether this disabled it. */
-  async markWebhookFailure(m: EntityManager, webhookId: string, threshold: number, reason: string): Promise<boolean> {
+  async markWebhookFailure(
+    m: EntityManager,
+    webhookId: string,
+    threshold: number,
+    reason: string,
+  ): Promise<boolean> {
     const rows: { disabled_now: boolean }[] = await m.query(
       `WITH r AS (
          UPDATE webhooks w

@@ -11,7 +11,14 @@ import { WebhookWorkers } from './webhook-workers.service';
 /** The delivery pipeline: event log → relay → queue → HTTP attempt. Imported by every role. */
 @Module({
   imports: [QueueModule, HttpOutModule],
-  providers: [WebhookDeliveriesRepository, WebhookDispatcher, WebhookRelay, WebhookDeliveryProcessor, WebhookSweeper, WebhookWorkers],
+  providers: [
+    WebhookDeliveriesRepository,
+    WebhookDispatcher,
+    WebhookRelay,
+    WebhookDeliveryProcessor,
+    WebhookSweeper,
+    WebhookWorkers,
+  ],
   exports: [WebhookDeliveriesRepository, WebhookDispatcher, WebhookRelay, WebhookSweeper],
 })
 export class WebhookDeliveryModule {}

@@ -10,9 +10,13 @@ import type { AppConfig } from '../config/config.schema';
 import { SafeHttpClient } from '../infra/http-out/safe-http.client';
 import type { JobData } from '../infra/queue/job-map';
 import { Metrics } from '../ops/metrics';
-import { AttemptOutcome, DeliveryContext, DeliveryRow, WebhookDeliveriesRepository } from './webhook-deliveries.repository';
+import {
+  AttemptOutcome,
+  DeliveryContext,
+  DeliveryRow,
+  WebhookDeliveriesRepository,
+} from './webhook-deliveries.repository';
 import { WebhookDispatcher } from './webhook-dispatcher';
-import { quietTransaction } from './webhook-relay.service';
 import { signWebhook } from './webhook-signature';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -23,7 +27,9 @@ export const RESPONSE_BODY_BYTES = 1024;
 /** The lease outlives the HTTP deadline by this much, so only a dead worker loses it. */
 const LEASE_MARGIN_MS = 5_000;
 
-type Classified = Pick<AttemptOutcome, 'responseStatus' | 'responseBody' | 'error'> & { kind: 'success' | 'terminal' | 'retryable' };
+type Classified = Pick<AttemptOutcome, 'responseStatus' | 'responseBody' | 'error'> & {
+  kind: 'success' | 'terminal' | 'retryable';
+};
 
 /**
  * One HTTP attempt of one delivery: claim the delivery under a lease, POST the signed envelope outside
@@ -62,7 +68,12 @@ export class WebhookDeliveryProcessor {
 
   async handle({ deliveryId, attempt }: JobData<'webhook.deliver'>): Promise<void> {
     const token = newId();
-    const delivery = await this.deliveries.claim(deliveryId, attempt, token, this.config.SERVICE_WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS);
+    const delivery = await this.deliveries.claim(
+      deliveryId,
+      attempt,
+      token,
+      this.config.SERVICE_WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS,
+    );
     if (!delivery) return; // already attempted, not due, held by another worker, or gone
     try {
       await this.attempt(delivery, token);
@@ -118,7 +129,13 @@ export class WebhookDeliveryProcessor {
     await this.record(delivery, token, c, startedAt, result.durationMs);
   }
 
-  private async record(delivery: DeliveryRow, token: string, c: Classified, startedAt: Date, durationMs: number): Promise<void> {
+  private async record(
+    delivery: DeliveryRow,
+    token: string,
+    c: Classified,
+    startedAt: Date,
+    durationMs: number,
+  ): Promise<void> {
     const schedule = this.config.SERVICE_WEBHOOK_RETRY_SCHEDULE_SECONDS;
     const attemptNo = delivery.attempts + 1;
     const inCycle = attemptNo - delivery.cycle_start;
@@ -131,23 +148,40 @@ export class WebhookDeliveryProcessor {
       const retryInMs = jittered(schedule[inCycle - 1]!, this.config.SERVICE_WEBHOOK_RETRY_JITTER);
       outcome = { ...c, status: 'pending', retryInMs, startedAt, durationMs, outcome: 'retry' };
     } else {
-      outcome = { ...c, status: 'permanently_failed', retryInMs: null, startedAt, durationMs, outcome: 'permanently_failed' };
+      outcome = {
+        ...c,
+        status: 'permanently_failed',
+        retryInMs: null,
+        startedAt,
+        durationMs,
+        outcome: 'permanently_failed',
+      };
     }
     const threshold = this.config.SERVICE_WEBHOOK_AUTO_DISABLE_FAILURES;
     const recorded = await this.db.transaction(async (m) => {
-      quietTransaction(m);
       const row = await this.deliveries.recordAttempt(m, delivery.id, token, newId(), outcome);
       if (!row) return null;
       let disabled = false;
       if (c.kind === 'success') await this.deliveries.markWebhookSuccess(m, delivery.webhook_id);
-      else disabled = await this.deliveries.markWebhookFailure(m, delivery.webhook_id, threshold, `auto-disabled after ${threshold} consecutive failed attempts`);
+      else
+        disabled = await this.deliveries.markWebhookFailure(
+          m,
+          delivery.webhook_id,
+          threshold,
+          `auto-disabled after ${threshold} consecutive failed attempts`,
+        );
       return { attempts: row.attempts, disabled };
     });
     if (!recorded) return;
     this.attemptsTotal.inc({ outcome: outcome.outcome });
-    if (recorded.disabled) this.logger.warn(`webhook ${delivery.webhook_id} auto-disabled after ${threshold} consecutive failed attempts`);
+    if (recorded.disabled)
+      this.logger.warn(
+        `webhook ${delivery.webhook_id} auto-disabled after ${threshold} consecutive failed attempts`,
+      );
     if (outcome.status === 'pending') {
-      await this.dispatcher.enqueue([{ deliveryId: delivery.id, attempt: recorded.attempts + 1, delayMs: outcome.retryInMs ?? 0 }]);
+      await this.dispatcher.enqueue([
+        { deliveryId: delivery.id, attempt: recorded.attempts + 1, delayMs: outcome.retryInMs ?? 0 },
+      ]);
     }
   }
 
@@ -163,7 +197,8 @@ export function classify(status: number, body: string): Classified {
   const base = { responseStatus: status, responseBody: body };
   if (status >= 200 && status < 300) return { ...base, kind: 'success', error: null };
   if (status >= 500) return { ...base, kind: 'retryable', error: null };
-  if (status >= 300 && status < 400) return { ...base, kind: 'terminal', error: 'redirects are not followed' };
+  if (status >= 300 && status < 400)
+    return { ...base, kind: 'terminal', error: 'redirects are not followed' };
   return { ...base, kind: 'terminal', error: null };
 }
 

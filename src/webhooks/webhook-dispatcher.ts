@@ -52,9 +52,12 @@ export class WebhookDispatcher {
       }
     } catch (err) {
       const now = Date.now();
-      for (const j of jobs) this.backlog.set(deliveryJobId(j.deliveryId, j.attempt), { job: j, dueAt: now + (j.delayMs ?? 0) });
+      for (const j of jobs)
+        this.backlog.set(deliveryJobId(j.deliveryId, j.attempt), { job: j, dueAt: now + (j.delayMs ?? 0) });
       if (!this.warned) {
-        this.logger.warn(`could not enqueue ${jobs.length} delivery job(s), keeping them for a retry: ${String(err)}`);
+        this.logger.warn(
+          `could not enqueue ${jobs.length} delivery job(s), keeping them for a retry: ${String(err)}`,
+        );
         this.warned = true;
       }
     }

@@ -7,7 +7,9 @@ describe('webhook signature', () => {
   const body = Buffer.from('{"event":"user.created","data":{"name":"Zoë"}}');
 
   it('is sha256= + lowercase hex HMAC-SHA256 over "<timestamp>.<raw body>"', () => {
-    const expected = createHmac('sha256', secret).update(`1700000000.${body.toString('utf8')}`).digest('hex');
+    const expected = createHmac('sha256', secret)
+      .update(`1700000000.${body.toString('utf8')}`)
+      .digest('hex');
     expect(signWebhook(secret, 1700000000, body)).toBe(`sha256=${expected}`);
     expect(signWebhook(secret, '1700000000', body.toString('utf8'))).toBe(`sha256=${expected}`);
   });
@@ -17,14 +19,22 @@ describe('webhook signature', () => {
     const ts = String(now - 10);
     const signature = signWebhook(secret, ts, body);
     expect(verifyWebhook(secret, { timestamp: ts, signature }, body, now)).toBe('ok');
-    expect(verifyWebhook(secret, { timestamp: ts, signature }, Buffer.concat([body, Buffer.from(' ')]), now)).toBe('bad_signature');
+    expect(
+      verifyWebhook(secret, { timestamp: ts, signature }, Buffer.concat([body, Buffer.from(' ')]), now),
+    ).toBe('bad_signature');
     expect(verifyWebhook('whsec_other', { timestamp: ts, signature }, body, now)).toBe('bad_signature');
-    expect(verifyWebhook(secret, { timestamp: ts, signature: signature.toUpperCase() }, body, now)).toBe('bad_signature');
+    expect(verifyWebhook(secret, { timestamp: ts, signature: signature.toUpperCase() }, body, now)).toBe(
+      'bad_signature',
+    );
     expect(verifyWebhook(secret, { timestamp: ts, signature: undefined }, body, now)).toBe('bad_signature');
     const old = String(now - 301);
-    expect(verifyWebhook(secret, { timestamp: old, signature: signWebhook(secret, old, body) }, body, now)).toBe('bad_timestamp');
+    expect(
+      verifyWebhook(secret, { timestamp: old, signature: signWebhook(secret, old, body) }, body, now),
+    ).toBe('bad_timestamp');
     const future = String(now + 301);
-    expect(verifyWebhook(secret, { timestamp: future, signature: signWebhook(secret, future, body) }, body, now)).toBe('bad_timestamp');
+    expect(
+      verifyWebhook(secret, { timestamp: future, signature: signWebhook(secret, future, body) }, body, now),
+    ).toBe('bad_timestamp');
     expect(verifyWebhook(secret, { timestamp: 'soon', signature }, body, now)).toBe('bad_timestamp');
   });
 

@@ -18,7 +18,12 @@ export function verifyWebhook(
   toleranceSeconds = 300,
 ): 'ok' | 'bad_timestamp' | 'bad_signature' {
   const ts = headers.timestamp ?? '';
-  if (!/^\d{1,12}$/.test(ts) || nowSeconds - Number(ts) > toleranceSeconds || Number(ts) - nowSeconds > toleranceSeconds) return 'bad_timestamp';
+  if (
+    !/^\d{1,12}$/.test(ts) ||
+    nowSeconds - Number(ts) > toleranceSeconds ||
+    Number(ts) - nowSeconds > toleranceSeconds
+  )
+    return 'bad_timestamp';
   const expected = Buffer.from(signWebhook(secret, ts, rawBody));
   const given = Buffer.from(headers.signature ?? '');
   return given.length === expected.length && timingSafeEqual(given, expected) ? 'ok' : 'bad_signature';

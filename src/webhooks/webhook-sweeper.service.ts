@@ -43,7 +43,9 @@ export class WebhookSweeper {
       const due = await this.deliveries.overdue(graceMs, SWEEP_BATCH);
       if (due.length) {
         this.logger.log(`re-enqueueing ${due.length} overdue delivery(ies)`);
-        await this.dispatcher.enqueue(due.map((d) => ({ deliveryId: d.id, attempt: d.attempts + 1, revive: true })));
+        await this.dispatcher.enqueue(
+          due.map((d) => ({ deliveryId: d.id, attempt: d.attempts + 1, revive: true })),
+        );
       }
       return due.length;
     } catch (err) {

@@ -31,7 +31,9 @@ export class WebhookWorkers implements OnApplicationBootstrap, OnModuleDestroy {
 
   onApplicationBootstrap(): void {
     if (this.config.SERVICE_ROLE === 'api') return;
-    this.queue.process(DELIVER_JOB, (job) => this.processor.handle(job), { concurrency: DELIVERY_CONCURRENCY });
+    this.queue.process(DELIVER_JOB, (job) => this.processor.handle(job), {
+      concurrency: DELIVERY_CONCURRENCY,
+    });
     this.relay.start();
     this.sweeper.start();
     this.started = true;

@@ -51,20 +51,32 @@ export class WebhooksController {
 
   /** `{deliveries, has_more, next_cursor}`, newest first, optionally filtered by `status`. */
   @Get(':id/deliveries')
-  deliveries(@CurrentPrincipal() p: BackendPrincipal, @Param('id') id: string, @Query() q: ListDeliveriesQueryDto) {
+  deliveries(
+    @CurrentPrincipal() p: BackendPrincipal,
+    @Param('id') id: string,
+    @Query() q: ListDeliveriesQueryDto,
+  ) {
     return this.webhooks.listDeliveries(p.workspaceId, id, q);
   }
 
   /** One delivery with `attempt_log`, the history of its HTTP attempts. */
   @Get(':id/deliveries/:delivery_id')
-  delivery(@CurrentPrincipal() p: BackendPrincipal, @Param('id') id: string, @Param('delivery_id') deliveryId: string) {
+  delivery(
+    @CurrentPrincipal() p: BackendPrincipal,
+    @Param('id') id: string,
+    @Param('delivery_id') deliveryId: string,
+  ) {
     return this.webhooks.getDelivery(p.workspaceId, id, deliveryId);
   }
 
   /** 202: re-attempts a delivery that is not pending (how to recover from a 4xx or exhausted retries). */
   @Post(':id/deliveries/:delivery_id/retry')
   @HttpCode(202)
-  retry(@CurrentPrincipal() p: BackendPrincipal, @Param('id') id: string, @Param('delivery_id') deliveryId: string) {
+  retry(
+    @CurrentPrincipal() p: BackendPrincipal,
+    @Param('id') id: string,
+    @Param('delivery_id') deliveryId: string,
+  ) {
     return this.webhooks.retry(p.workspaceId, id, deliveryId);
   }
 }

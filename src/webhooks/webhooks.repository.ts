@@ -54,8 +54,15 @@ export class WebhooksRepository {
     return rows[0]!;
   }
 
-  async find(workspaceId: string, id: string, m: EntityManager = this.db.manager): Promise<WebhookRow | null> {
-    const rows: WebhookRow[] = await m.query(`SELECT ${COLUMNS} FROM webhooks WHERE workspace_id = $1 AND id = $2`, [workspaceId, id]);
+  async find(
+    workspaceId: string,
+    id: string,
+    m: EntityManager = this.db.manager,
+  ): Promise<WebhookRow | null> {
+    const rows: WebhookRow[] = await m.query(
+      `SELECT ${COLUMNS} FROM webhooks WHERE workspace_id = $1 AND id = $2`,
+      [workspaceId, id],
+    );
     return rows[0] ?? null;
   }
 
@@ -87,7 +94,15 @@ export class WebhooksRepository {
          updated_at = now()
        WHERE workspace_id = $1 AND id = $2
        RETURNING ${COLUMNS}) SELECT * FROM r`,
-      [workspaceId, id, c.url ?? null, c.events ?? null, c.description !== undefined, c.description ?? null, c.enabled ?? null],
+      [
+        workspaceId,
+        id,
+        c.url ?? null,
+        c.events ?? null,
+        c.description !== undefined,
+        c.description ?? null,
+        c.enabled ?? null,
+      ],
     );
     return rows[0] ?? null;
   }
@@ -101,7 +116,10 @@ export class WebhooksRepository {
   }
 
   async delete(workspaceId: string, id: string): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(`WITH r AS (DELETE FROM webhooks WHERE workspace_id = $1 AND id = $2 RETURNING id) SELECT id FROM r`, [workspaceId, id]);
+    const rows: unknown[] = await this.db.query(
+      `WITH r AS (DELETE FROM webhooks WHERE workspace_id = $1 AND id = $2 RETURNING id) SELECT id FROM r`,
+      [workspaceId, id],
+    );
     return rows.length > 0;
   }
 }

@@ -25,7 +25,10 @@ export class WebhooksService {
   ) {}
 
   /** The signing secret is returned here and by rotate only; `null` for webhooks signed with the api_secret. */
-  async create(workspaceId: string, dto: CreateWebhookDto): Promise<WebhookView & { signing_secret: string | null }> {
+  async create(
+    workspaceId: string,
+    dto: CreateWebhookDto,
+  ): Promise<WebhookView & { signing_secret: string | null }> {
     const url = await this.checkUrl(dto.url);
     const signing = dto.signing ?? 'signing_secret';
     const secret = signing === 'signing_secret' ? newSigningSecret() : null;
@@ -73,10 +76,14 @@ export class WebhooksService {
   async rotateSecret(workspaceId: string, id: string): Promise<{ signing_secret: string }> {
     const row = await this.require(workspaceId, id);
     if (row.signing === 'api_secret') {
-      throw AppError.validation('signing', 'this webhook is signed with the workspace api_secret; rotate that with POST /v1/workspace/rotate-secret');
+      throw AppError.validation(
+        'signing',
+        'this webhook is signed with the workspace api_secret; rotate that with POST /v1/workspace/rotate-secret',
+      );
     }
     const secret = newSigningSecret();
-    if (!(await this.webhooks.setSecret(workspaceId, id, this.box.seal(secret)))) throw AppError.notFound('Webhook');
+    if (!(await this.webhooks.setSecret(workspaceId, id, this.box.seal(secret))))
+      throw AppError.notFound('Webhook');
     return { signing_secret: secret };
   }
 
@@ -84,14 +91,25 @@ export class WebhooksService {
     await this.require(workspaceId, webhookId);
     const limit = q.limit ?? DEFAULT_LIMIT;
     const before = q.before ? this.cursorId(q.before) : undefined;
-    const rows = await this.deliveries.list(workspaceId, webhookId, { limit: limit + 1, beforeId: before, status: q.status });
+    const rows = await this.deliveries.list(workspaceId, webhookId, {
+      limit: limit + 1,
+      beforeId: before,
+      status: q.status,
+    });
     const page = pageOf(rows, limit, (r) => [r.id]);
-    return { deliveries: page.items.map(deliveryView), has_more: page.has_more, next_cursor: page.next_cursor };
+    return {
+      deliveries: page.items.map(deliveryView),
+      has_more: page.has_more,
+      next_cursor: page.next_cursor,
+    };
   }
 
   /** One delivery with its attempt history (an extension: CONTRACT §10 lists deliveries only). */
   async getDelivery(workspaceId: string, webhookId: string, deliveryId: string) {
-    const row = isUuid(webhookId) && isUuid(deliveryId) ? await this.deliveries.find(workspaceId, webhookId, deliveryId) : null;
+    const row =
+      isUuid(webhookId) && isUuid(deliveryId)
+        ? await this.deliveries.find(workspaceId, webhookId, deliveryId)
+        : null;
     if (!row) throw AppError.notFound('Delivery');
     return { ...deliveryView(row), attempt_log: (await this.deliveries.attemptsOf(row.id)).map(attemptView) };
   }
@@ -130,11 +148,15 @@ export class WebhooksService {
     } catch {
       throw AppError.validation('url', 'must be an absolute http or https URL');
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw AppError.validation('url', `must use http or https, not ${url.protocol}`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw AppError.validation('url', `must use http or https, not ${url.protocol}`);
     if (!url.hostname) throw AppError.validation('url', 'must name a host');
     const refusal = await this.http.resolveRefusal(url);
     if (refusal) {
-      throw AppError.validation('url', `${refusal}; webhook targets on private networks are not allowed on this server`);
+      throw AppError.validation(
+        'url',
+        `${refusal}; webhook targets on private networks are not allowed on this server`,
+      );
     }
     return value;
   }

@@ -48,14 +48,15 @@ export class WorkspacesRepository {
     return rows[0] ?? null;
   }
 
-  async list(limit: number, before?: { createdAt: string; id: string }): Promise<WorkspaceRow[]> {
+  /** Newest first by id: ids are UUIDv7, so the order is creation order and the cursor is exact. */
+  async list(limit: number, beforeId?: string): Promise<WorkspaceRow[]> {
     const params: unknown[] = [limit + 1];
     let where = '';
-    if (before) {
-      params.push(before.createdAt, before.id);
-      where = `WHERE (w.created_at, w.id) < ($2::timestamptz, $3::uuid)`;
+    if (beforeId) {
+      params.push(beforeId);
+      where = `WHERE w.id < $2::uuid`;
     }
-    return this.db.query(`SELECT ${WORKSPACE_COLUMNS} FROM workspaces w ${where} ORDER BY w.created_at DESC, w.id DESC LIMIT $1`, params);
+    return this.db.query(`SELECT ${WORKSPACE_COLUMNS} FROM workspaces w ${where} ORDER BY w.id DESC LIMIT $1`, params);
   }
 
   async count(): Promise<number> {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { randomToken, SecretBox, sha256Hex } from '../common/crypto';
 import { AppError } from '../common/errors/app-error';
-import { newId } from '../common/ids';
+import { isUuid, newId } from '../common/ids';
 import { decodeCursor, pageOf } from '../common/pagination';
 import { isoNotNull } from '../common/time';
 import { PatchWorkspaceSettingsDto } from './dto/workspace-settings.dto';
@@ -78,9 +78,10 @@ export class WorkspacesService {
   }
 
   async list(limit: number, before?: string) {
-    const cursor = before ? decodeCursor(before, ['string', 'string']) : undefined;
-    const rows = await this.repo.list(limit, cursor ? { createdAt: String(cursor[0]), id: String(cursor[1]) } : undefined);
-    const page = pageOf(rows, limit, (r) => [isoNotNull(r.created_at), r.id]);
+    const cursor = before ? decodeCursor(before, ['string']) : undefined;
+    if (cursor && !isUuid(String(cursor[0]))) throw AppError.validation('before', 'is not a valid cursor');
+    const rows = await this.repo.list(limit, cursor ? String(cursor[0]) : undefined);
+    const page = pageOf(rows, limit, (r) => [r.id]);
     return { workspaces: page.items.map((r) => this.view(r)), has_more: page.has_more, next_cursor: page.next_cursor };
   }
 

@@ -6,7 +6,7 @@ import { LocalObjectStorage } from '../../src/infra/storage/local.storage';
 import { ObjectStorage } from '../../src/infra/storage/object-storage';
 import { startTestApp, TestApp } from '../support/app';
 import { expectError } from '../support/errors';
-import { newWorkspace, TestUser, TestWorkspace } from '../support/fixtures';
+import { admin, newWorkspace, TestUser, TestWorkspace } from '../support/fixtures';
 
 // A 1×1 transparent PNG.
 const PNG = Buffer.from(
@@ -30,7 +30,9 @@ const put = (p: { upload_url: string }, body: Buffer, headers: Record<string, st
 /** Every file under a directory, relative to it. */
 function walk(dir: string, prefix = ''): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n), `${prefix}${n}/`) : [`${prefix}${n}`]));
+  return readdirSync(dir).flatMap((n) =>
+    statSync(join(dir, n)).isDirectory() ? walk(join(dir, n), `${prefix}${n}/`) : [`${prefix}${n}`],
+  );
 }
 
 describe('attachments: presign and the local storage driver', () => {
@@ -50,12 +52,21 @@ describe('attachments: presign and the local storage driver', () => {
     ana = await ws.user('ana');
     bo = await ws.user('bo');
     cy = await ws.user('cy');
-    const res = await ws.api.post('/v1/channels', { type: 'group', external_id: 'team', name: 'Team', created_by: 'ana', member_external_ids: ['bo'] });
+    const res = await ws.api.post('/v1/channels', {
+      type: 'group',
+      external_id: 'team',
+      name: 'Team',
+      created_by: 'ana',
+      member_external_ids: ['bo'],
+    });
     expect(res.status).toBe(201);
     channel = res.body;
   });
 
-  const presign = async (body: Record<string, unknown>, as: { post: TestWorkspace['api']['post'] } = ws.api): Promise<Presigned> => {
+  const presign = async (
+    body: Record<string, unknown>,
+    as: { post: TestWorkspace['api']['post'] } = ws.api,
+  ): Promise<Presigned> => {
     const res = await as.post('/v1/attachments/presign', body);
     if (res.status !== 200) throw new Error(`presign answered ${res.status} ${res.text}`);
     return res.body as Presigned;
@@ -64,7 +75,14 @@ describe('attachments: presign and the local storage driver', () => {
   it('presigns: PUT url under /v1/uploads, Content-Type header, public_url under /files/, a generated key, 15 minutes', async () => {
     const t0 = Date.now();
     const p = await presign({ filename: 'cat.png', mime_type: 'image/png', size_bytes: PNG.length });
-    expect(Object.keys(p).sort()).toEqual(['expires_at', 'headers', 'key', 'method', 'public_url', 'upload_url']);
+    expect(Object.keys(p).sort()).toEqual([
+      'expires_at',
+      'headers',
+      'key',
+      'method',
+      'public_url',
+      'upload_url',
+    ]);
     expect(p.method).toBe('PUT');
     expect(p.headers).toEqual({ 'Content-Type': 'image/png' });
     expect(p.key).toMatch(new RegExp(`^${ws.id}/[0-9a-f-]{36}/cat\\.png$`));
@@ -75,7 +93,9 @@ describe('attachments: presign and the local storage driver', () => {
     expect(ahead).toBeLessThanOrEqual(901);
     expect(p.expires_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     // two presigns of the same name never share a key
-    expect((await presign({ filename: 'cat.png', mime_type: 'image/png', size_bytes: PNG.length })).key).not.toBe(p.key);
+    expect(
+      (await presign({ filename: 'cat.png', mime_type: 'image/png', size_bytes: PNG.length })).key,
+    ).not.toBe(p.key);
   });
 
   it('uploads with PUT and serves the bytes back with the declared type, nosniff, inline for images', async () => {
@@ -104,7 +124,9 @@ describe('attachments: presign and the local storage driver', () => {
       expect(down.status).toBe(200);
       expect(down.headers.get('content-type')).toBe(mime);
       expect(down.headers.get('x-content-type-options')).toBe('nosniff');
-      expect(down.headers.get('content-disposition')).toBe(`attachment; filename="${filename}"; filename*=UTF-8''${filename}`);
+      expect(down.headers.get('content-disposition')).toBe(
+        `attachment; filename="${filename}"; filename*=UTF-8''${filename}`,
+      );
       expect(Buffer.from(await down.arrayBuffer()).equals(bytes)).toBe(true);
     }
   });
@@ -137,10 +159,14 @@ describe('attachments: presign and the local storage driver', () => {
   it('refuses a body without Content-Length or longer than declared (chunked), and keeps no partial file', async () => {
     const p = await presign({ filename: 'a.txt', mime_type: 'text/plain', size_bytes: 5 });
     const status = await new Promise<number>((resolve, reject) => {
-      const req = httpRequest(p.upload_url, { method: 'PUT', headers: { 'Content-Type': 'text/plain', 'Transfer-Encoding': 'chunked' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = httpRequest(
+        p.upload_url,
+        { method: 'PUT', headers: { 'Content-Type': 'text/plain', 'Transfer-Encoding': 'chunked' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.write('hello, ');
       req.end('world');
@@ -150,9 +176,14 @@ describe('attachments: presign and the local storage driver', () => {
   });
 
   it('refuses an expired or tampered URL with 403 FORBIDDEN', async () => {
-    const storage = t.app.get(ObjectStorage) as LocalObjectStorage;
+    const storage = t.app.get<ObjectStorage, LocalObjectStorage>(ObjectStorage);
     const p = await presign({ filename: 'cat.png', mime_type: 'image/png', size_bytes: PNG.length });
-    const expired = storage.uploadUrl({ key: p.key, contentType: 'image/png', size: PNG.length, expires: Math.floor(Date.now() / 1000) - 1 });
+    const expired = storage.uploadUrl({
+      key: p.key,
+      contentType: 'image/png',
+      size: PNG.length,
+      expires: Math.floor(Date.now() / 1000) - 1,
+    });
     const u = new URL(p.upload_url);
     const tamper = (name: string, value: string) => {
       const v = new URL(u);
@@ -179,10 +210,16 @@ describe('attachments: presign and the local storage driver', () => {
     }
     // the genuine URL still works
     expect((await put(p, PNG, p.headers)).status).toBe(200);
+
+    // a deleted workspace's URLs store nothing
+    const gone = await newWorkspace(t);
+    const q = await presign({ filename: 'cat.png', mime_type: 'image/png', size_bytes: PNG.length }, gone.api);
+    expect((await admin(t).delete(`/v1/admin/workspaces/${gone.id}`)).status).toBe(204);
+    expect((await put(q, PNG, q.headers)).status).toBe(403);
   });
 
   it('keeps client paths out of keys: traversal names become safe base names inside the files directory', async () => {
-    const storage = t.app.get(ObjectStorage) as LocalObjectStorage;
+    const storage = t.app.get<ObjectStorage, LocalObjectStorage>(ObjectStorage);
     const bytes = Buffer.from('traversal test');
     const cases: [string, string][] = [
       ['../../etc/passwd.txt', 'passwd.txt'],
@@ -207,7 +244,7 @@ describe('attachments: presign and the local storage driver', () => {
       expect(p.upload_url).not.toContain('/../');
       expect((await put(p, bytes, p.headers)).status).toBe(200);
       const down = await fetch(p.public_url);
-      expect(down.status).toBe(200);
+      expect([filename, down.status]).toEqual([filename, 200]);
       expect(Buffer.from(await down.arrayBuffer()).equals(bytes)).toBe(true);
       expect(existsSync(join(storage.filesDir, ...segments))).toBe(true);
     }
@@ -244,14 +281,42 @@ describe('attachments: presign and the local storage driver', () => {
 
   it('presign: 415 for a type that is not allowed, 413 over the size limit, 400 for a malformed body', async () => {
     for (const mime of ['video/mp4', 'application/x-msdownload', 'text/html', 'image/svg+xml', '']) {
-      const res = await ws.api.post('/v1/attachments/presign', { filename: 'x.bin', mime_type: mime, size_bytes: 100 });
+      const res = await ws.api.post('/v1/attachments/presign', {
+        filename: 'x.bin',
+        mime_type: mime,
+        size_bytes: 100,
+      });
       if (mime === '') expectError(res, 400, 'VALIDATION_ERROR');
       else expectError(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
     }
-    expectError(await ws.api.post('/v1/attachments/presign', { filename: 'x.png', mime_type: 'image/png', size_bytes: 4 * 1024 * 1024 + 1 }), 413, 'ATTACHMENT_TOO_LARGE');
-    expect((await ws.api.post('/v1/attachments/presign', { filename: 'x.png', mime_type: 'image/png', size_bytes: 4 * 1024 * 1024 })).status).toBe(200);
+    expectError(
+      await ws.api.post('/v1/attachments/presign', {
+        filename: 'x.png',
+        mime_type: 'image/png',
+        size_bytes: 4 * 1024 * 1024 + 1,
+      }),
+      413,
+      'ATTACHMENT_TOO_LARGE',
+    );
+    expect(
+      (
+        await ws.api.post('/v1/attachments/presign', {
+          filename: 'x.png',
+          mime_type: 'image/png',
+          size_bytes: 4 * 1024 * 1024,
+        })
+      ).status,
+    ).toBe(200);
     // the type is compared without parameters and case
-    expect((await ws.api.post('/v1/attachments/presign', { filename: 'x.png', mime_type: 'Image/PNG; x=y', size_bytes: 10 })).body.headers).toEqual({ 'Content-Type': 'image/png' });
+    expect(
+      (
+        await ws.api.post('/v1/attachments/presign', {
+          filename: 'x.png',
+          mime_type: 'Image/PNG; x=y',
+          size_bytes: 10,
+        })
+      ).body.headers,
+    ).toEqual({ 'Content-Type': 'image/png' });
     for (const bad of [
       { mime_type: 'image/png', size_bytes: 10 },
       { filename: 'x.png', mime_type: 'image/png' },
@@ -263,19 +328,44 @@ describe('attachments: presign and the local storage driver', () => {
     ]) {
       expectError(await ws.api.post('/v1/attachments/presign', bad), 400, 'VALIDATION_ERROR');
     }
-    expectError(await t.http().post('/v1/attachments/presign').send({ filename: 'x.png', mime_type: 'image/png', size_bytes: 10 }), 401, 'UNAUTHORIZED');
+    expectError(
+      await t
+        .http()
+        .post('/v1/attachments/presign')
+        .send({ filename: 'x.png', mime_type: 'image/png', size_bytes: 10 }),
+      401,
+      'UNAUTHORIZED',
+    );
   });
 
   it('channel_id: members and the backend may presign for it; non-members 403, other workspaces 404', async () => {
     const body = { filename: 'cat.png', mime_type: 'image/png', size_bytes: PNG.length };
-    expect((await ws.api.post('/v1/attachments/presign', { ...body, channel_id: channel.id })).status).toBe(200);
+    expect((await ws.api.post('/v1/attachments/presign', { ...body, channel_id: channel.id })).status).toBe(
+      200,
+    );
     expect((await bo.api.post('/v1/attachments/presign', { ...body, channel_id: 'team' })).status).toBe(200);
-    expectError(await cy.api.post('/v1/attachments/presign', { ...body, channel_id: channel.id }), 403, 'NOT_A_MEMBER');
-    expectError(await ana.api.post('/v1/attachments/presign', { ...body, channel_id: 'nope' }), 404, 'NOT_FOUND');
+    expectError(
+      await cy.api.post('/v1/attachments/presign', { ...body, channel_id: channel.id }),
+      403,
+      'NOT_A_MEMBER',
+    );
+    expectError(
+      await ana.api.post('/v1/attachments/presign', { ...body, channel_id: 'nope' }),
+      404,
+      'NOT_FOUND',
+    );
     const other = await newWorkspace(t);
     const [zed] = await other.users('zed');
-    expectError(await zed!.api.post('/v1/attachments/presign', { ...body, channel_id: channel.id }), 404, 'NOT_FOUND');
-    expectError(await other.api.post('/v1/attachments/presign', { ...body, channel_id: channel.id }), 404, 'NOT_FOUND');
+    expectError(
+      await zed!.api.post('/v1/attachments/presign', { ...body, channel_id: channel.id }),
+      404,
+      'NOT_FOUND',
+    );
+    expectError(
+      await other.api.post('/v1/attachments/presign', { ...body, channel_id: channel.id }),
+      404,
+      'NOT_FOUND',
+    );
     // without channel_id any user of the workspace may presign
     expect((await cy.api.post('/v1/attachments/presign', body)).status).toBe(200);
   });
@@ -283,7 +373,12 @@ describe('attachments: presign and the local storage driver', () => {
   it('AttachmentLookup gives the presign metadata for this workspace only', async () => {
     const lookup = t.app.get(AttachmentLookup);
     const p = await presign({ filename: 'cat.png', mime_type: 'image/png', size_bytes: PNG.length });
-    expect(await lookup.find(ws.id, p.public_url)).toEqual({ url: p.public_url, mime_type: 'image/png', size_bytes: PNG.length, filename: 'cat.png' });
+    expect(await lookup.find(ws.id, p.public_url)).toEqual({
+      url: p.public_url,
+      mime_type: 'image/png',
+      size_bytes: PNG.length,
+      filename: 'cat.png',
+    });
     const other = await newWorkspace(t);
     expect(await lookup.find(other.id, p.public_url)).toBeNull();
     expect(await lookup.find(ws.id, `${p.public_url}?x=1`)).toBeNull();
@@ -301,13 +396,21 @@ describe('attachments: presign and the local storage driver', () => {
     expect(sent.body.attachment_url).toBe(p.public_url);
     if (sent.body.attachment !== null) {
       // present once messages resolve presign records through AttachmentLookup
-      expect(sent.body.attachment).toEqual({ url: p.public_url, mime_type: 'image/png', size_bytes: PNG.length, filename: 'cat.png' });
+      expect(sent.body.attachment).toEqual({
+        url: p.public_url,
+        mime_type: 'image/png',
+        size_bytes: PNG.length,
+        filename: 'cat.png',
+      });
     }
   });
 
   it('answers a CORS preflight for browser uploads', async () => {
     const p = await presign({ filename: 'cat.png', mime_type: 'image/png', size_bytes: PNG.length });
-    const res = await fetch(p.upload_url, { method: 'OPTIONS', headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'PUT' } });
+    const res = await fetch(p.upload_url, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'PUT' },
+    });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
     expect(res.headers.get('access-control-allow-methods')).toContain('PUT');

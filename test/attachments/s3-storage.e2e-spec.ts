@@ -33,7 +33,13 @@ describe('attachments: the s3 storage driver (s3rver)', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 's3rver-'));
-    s3 = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: dir, configureBuckets: [{ name: BUCKET }] });
+    s3 = new S3rver({
+      port: 0,
+      address: '127.0.0.1',
+      silent: true,
+      directory: dir,
+      configureBuckets: [{ name: BUCKET }],
+    });
     const { port } = await s3.run();
     endpoint = `http://127.0.0.1:${port}`;
     t = await startTestApp({
@@ -58,7 +64,13 @@ describe('attachments: the s3 storage driver (s3rver)', () => {
   const presign = async (filename: string, mime: string, size: number) => {
     const res = await ws.api.post('/v1/attachments/presign', { filename, mime_type: mime, size_bytes: size });
     expect(res.status).toBe(200);
-    return res.body as { upload_url: string; headers: Record<string, string>; public_url: string; key: string; expires_at: string };
+    return res.body as {
+      upload_url: string;
+      headers: Record<string, string>;
+      public_url: string;
+      key: string;
+      expires_at: string;
+    };
   };
 
   it('presigns a path-style PUT into the bucket, valid 900 s, with type and length signed', async () => {
@@ -66,7 +78,11 @@ describe('attachments: the s3 storage driver (s3rver)', () => {
     const u = new URL(p.upload_url);
     expect(`${u.origin}${u.pathname}`).toBe(`${endpoint}/${BUCKET}/${p.key}`);
     expect(u.searchParams.get('X-Amz-Expires')).toBe('900');
-    expect(u.searchParams.get('X-Amz-SignedHeaders')!.split(';').sort()).toEqual(['content-length', 'content-type', 'host']);
+    expect(u.searchParams.get('X-Amz-SignedHeaders')!.split(';').sort()).toEqual([
+      'content-length',
+      'content-type',
+      'host',
+    ]);
     expect(p.public_url).toBe(`${t.baseUrl}/files/${p.key}`);
     expect(p.key.startsWith(`${ws.id}/`)).toBe(true);
   });
@@ -91,7 +107,13 @@ describe('attachments: the s3 storage driver (s3rver)', () => {
   });
 
   it('does not offer the local upload route', async () => {
-    const res = await t.http().put(`/v1/uploads/${ws.id}/0190c0de-0000-7000-8000-000000000000/x.png?expires=1&size=1&type=image%2Fpng&sig=x`).set('Content-Type', 'image/png').send(Buffer.from('x'));
+    const res = await t
+      .http()
+      .put(
+        `/v1/uploads/${ws.id}/0190c0de-0000-7000-8000-000000000000/x.png?expires=1&size=1&type=image%2Fpng&sig=x`,
+      )
+      .set('Content-Type', 'image/png')
+      .send(Buffer.from('x'));
     expect(res.status).toBe(404);
   });
 });

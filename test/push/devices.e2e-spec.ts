@@ -2,7 +2,8 @@ import { startTestApp, TestApp } from '../support/app';
 import { expectError } from '../support/errors';
 import { newWorkspace, TestUser, TestWorkspace } from '../support/fixtures';
 
-const tokensOf = (res: { body: { devices: { token: string }[] } }) => res.body.devices.map((d) => d.token).sort();
+const tokensOf = (res: { body: { devices: { token: string }[] } }) =>
+  res.body.devices.map((d) => d.token).sort();
 
 describe('devices (CONTRACT §5)', () => {
   let t: TestApp;
@@ -22,14 +23,25 @@ describe('devices (CONTRACT §5)', () => {
   it('registers (201), lists and unregisters (204) the caller’s devices', async () => {
     const res = await ana.api.post('/v1/me/devices', { token: 'fcm:token-1', platform: 'ios' });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ token: 'fcm:token-1', platform: 'ios', created_at: expect.any(String), updated_at: expect.any(String) });
-    expect((await ana.api.post('/v1/me/devices', { token: 'fcm:token-2', platform: 'web' })).status).toBe(201);
+    expect(res.body).toEqual({
+      token: 'fcm:token-1',
+      platform: 'ios',
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
+    expect((await ana.api.post('/v1/me/devices', { token: 'fcm:token-2', platform: 'web' })).status).toBe(
+      201,
+    );
     // registering the same token again is harmless and can change the platform
-    expect((await ana.api.post('/v1/me/devices', { token: 'fcm:token-1', platform: 'android' })).status).toBe(201);
+    expect((await ana.api.post('/v1/me/devices', { token: 'fcm:token-1', platform: 'android' })).status).toBe(
+      201,
+    );
     const list = await ana.api.get('/v1/me/devices');
     expect(list.status).toBe(200);
     expect(tokensOf(list)).toEqual(['fcm:token-1', 'fcm:token-2']);
-    expect(list.body.devices.find((d: { token: string }) => d.token === 'fcm:token-1').platform).toBe('android');
+    expect(list.body.devices.find((d: { token: string }) => d.token === 'fcm:token-1').platform).toBe(
+      'android',
+    );
     expect((await ana.api.delete('/v1/me/devices/fcm:token-1')).status).toBe(204);
     expect((await ana.api.delete('/v1/me/devices/fcm:token-1')).status).toBe(204);
     expect(tokensOf(await ana.api.get('/v1/me/devices'))).toEqual(['fcm:token-2']);
@@ -37,7 +49,9 @@ describe('devices (CONTRACT §5)', () => {
 
   it('re-registering a token moves it to the caller; another user cannot delete it', async () => {
     await ana.api.post('/v1/me/devices', { token: 'shared-phone', platform: 'android' });
-    expect((await bo.api.post('/v1/me/devices', { token: 'shared-phone', platform: 'android' })).status).toBe(201);
+    expect((await bo.api.post('/v1/me/devices', { token: 'shared-phone', platform: 'android' })).status).toBe(
+      201,
+    );
     expect(tokensOf(await ana.api.get('/v1/me/devices'))).toEqual([]);
     expect(tokensOf(await bo.api.get('/v1/me/devices'))).toEqual(['shared-phone']);
     expect((await ana.api.delete('/v1/me/devices/shared-phone')).status).toBe(204);
@@ -62,7 +76,11 @@ describe('devices (CONTRACT §5)', () => {
     expect((await ws.api.delete('/v1/users/bo/devices/bo-tablet')).status).toBe(204);
     expect(tokensOf(await ws.api.get('/v1/users/bo/devices'))).toEqual([]);
     expectError(await ws.api.get('/v1/users/nobody/devices'), 404, 'NOT_FOUND');
-    expectError(await ws.api.post('/v1/users/nobody/devices', { token: 'x', platform: 'ios' }), 404, 'NOT_FOUND');
+    expectError(
+      await ws.api.post('/v1/users/nobody/devices', { token: 'x', platform: 'ios' }),
+      404,
+      'NOT_FOUND',
+    );
   });
 
   it('credentials: /me is for user tokens, /v1/users/... for the backend', async () => {
@@ -91,7 +109,11 @@ describe('devices (CONTRACT §5)', () => {
   });
 
   it('keeps the 50 most recently registered devices per user', async () => {
-    for (let i = 0; i < 55; i++) await ws.api.post('/v1/users/ana/devices', { token: `t-${String(i).padStart(2, '0')}`, platform: 'android' });
+    for (let i = 0; i < 55; i++)
+      await ws.api.post('/v1/users/ana/devices', {
+        token: `t-${String(i).padStart(2, '0')}`,
+        platform: 'android',
+      });
     const list = tokensOf(await ana.api.get('/v1/me/devices'));
     expect(list).toHaveLength(50);
     expect(list[0]).toBe('t-05');
@@ -102,5 +124,25 @@ describe('devices (CONTRACT §5)', () => {
     expect((await ws.api.delete('/v1/users/ana')).status).toBe(204);
     await ws.user('ana');
     expect(tokensOf(await ws.api.get('/v1/users/ana/devices'))).toEqual([]);
+  });
+});
+
+describe('devices and attachments in the OpenAPI document', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => t.close());
+
+  it('lists the routes with their methods', async () => {
+    const doc = (await t.http().get('/docs-json')).body as { paths: Record<string, Record<string, unknown>> };
+    const methods = (path: string) => Object.keys(doc.paths[path] ?? {}).sort();
+    expect(methods('/v1/me/devices')).toEqual(['get', 'post']);
+    expect(methods('/v1/me/devices/{token}')).toEqual(['delete']);
+    expect(methods('/v1/users/{external_id}/devices')).toEqual(['get', 'post']);
+    expect(methods('/v1/users/{external_id}/devices/{token}')).toEqual(['delete']);
+    expect(methods('/v1/attachments/presign')).toEqual(['post']);
+    expect(methods('/v1/uploads/{key}')).toEqual(['put']);
+    expect(methods('/files/{key}')).toEqual(['get']);
   });
 });

@@ -18,17 +18,46 @@ export interface FcmRequest {
 export type FcmAnswer = 'ok' | 'unregistered' | 'invalid' | 'unavailable';
 
 function fcmError(answer: Exclude<FcmAnswer, 'ok'>): [number, unknown] {
-  const detail = (errorCode: string) => [{ '@type': 'type.googleapis.com/google.firebase.fcm.v1.FcmError', errorCode }];
+  const detail = (errorCode: string) => [
+    { '@type': 'type.googleapis.com/google.firebase.fcm.v1.FcmError', errorCode },
+  ];
   switch (answer) {
     case 'unregistered':
-      return [404, { error: { code: 404, message: 'Requested entity was not found.', status: 'NOT_FOUND', details: detail('UNREGISTERED') } }];
+      return [
+        404,
+        {
+          error: {
+            code: 404,
+            message: 'Requested entity was not found.',
+            status: 'NOT_FOUND',
+            details: detail('UNREGISTERED'),
+          },
+        },
+      ];
     case 'invalid':
       return [
         400,
-        { error: { code: 400, message: 'The registration token is not a valid FCM registration token', status: 'INVALID_ARGUMENT', details: detail('INVALID_ARGUMENT') } },
+        {
+          error: {
+            code: 400,
+            message: 'The registration token is not a valid FCM registration token',
+            status: 'INVALID_ARGUMENT',
+            details: detail('INVALID_ARGUMENT'),
+          },
+        },
       ];
     case 'unavailable':
-      return [500, { error: { code: 500, message: 'Internal error encountered.', status: 'INTERNAL', details: detail('INTERNAL') } }];
+      return [
+        500,
+        {
+          error: {
+            code: 500,
+            message: 'Internal error encountered.',
+            status: 'INTERNAL',
+            details: detail('INTERNAL'),
+          },
+        },
+      ];
   }
 }
 
@@ -74,21 +103,25 @@ export class FakeFcm {
         const form = new URLSearchParams(typeof body === 'string' ? body : '');
         const assertion = form.get('assertion') ?? '';
         this.tokenRequests.push(assertion);
-        if (form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:jwt-bearer' || !this.validAssertion(assertion)) {
+        if (
+          form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:jwt-bearer' ||
+          !this.validAssertion(assertion)
+        ) {
           return [400, { error: 'invalid_grant' }];
         }
         return [200, { access_token: ACCESS_TOKEN, expires_in: 3600, token_type: 'Bearer' }];
       });
-    const fake = this;
+    const requests = this.requests;
+    const answers = this.answers;
     nock('https://fcm.googleapis.com')
       .persist()
       .post(`/v1/projects/${PROJECT_ID}/messages:send`)
       .reply(function (this: nock.ReplyFnContext, _uri: string, body: nock.Body) {
         const parsed = (typeof body === 'string' ? JSON.parse(body) : body) as FcmRequest['body'];
         const auth = this.req.headers.authorization;
-        fake.requests.push({ authorization: Array.isArray(auth) ? auth[0] : auth, body: parsed });
-        const answer = fake.answers.get(parsed.message.token) ?? 'ok';
-        if (answer === 'ok') return [200, { name: `projects/${PROJECT_ID}/messages/${fake.requests.length}` }];
+        requests.push({ authorization: Array.isArray(auth) ? auth[0] : auth, body: parsed });
+        const answer = answers.get(parsed.message.token) ?? 'ok';
+        if (answer === 'ok') return [200, { name: `projects/${PROJECT_ID}/messages/${requests.length}` }];
         return fcmError(answer);
       });
   }
@@ -108,8 +141,13 @@ export class FakeFcm {
   private validAssertion(jwt: string): boolean {
     const [h, p, s] = jwt.split('.');
     if (!h || !p || !s) return false;
-    const ok = createVerify('RSA-SHA256').update(`${h}.${p}`).verify(createPublicKey(this.publicKeyPem), Buffer.from(s, 'base64url'));
-    const claims = JSON.parse(Buffer.from(p, 'base64url').toString('utf8')) as { iss?: string; scope?: string };
+    const ok = createVerify('RSA-SHA256')
+      .update(`${h}.${p}`)
+      .verify(createPublicKey(this.publicKeyPem), Buffer.from(s, 'base64url'));
+    const claims = JSON.parse(Buffer.from(p, 'base64url').toString('utf8')) as {
+      iss?: string;
+      scope?: string;
+    };
     return ok && claims.iss === CLIENT_EMAIL && (claims.scope ?? '').includes('firebase.messaging');
   }
 }

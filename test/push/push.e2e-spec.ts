@@ -8,7 +8,11 @@ import { ACCESS_TOKEN, FakeFcm, FcmRequest } from './fcm';
 
 const BODY = 'the secret plan: meet at 5';
 
-async function until<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 15_000): Promise<T> {
+async function until<T>(
+  what: string,
+  fn: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
@@ -51,7 +55,13 @@ describe('push notifications through FCM', () => {
     cy = await ws.user('cy', 'Cy');
     di = await ws.user('di', 'Di');
     ed = await ws.user('ed', 'Ed');
-    const res = await ws.api.post('/v1/channels', { type: 'group', external_id: 'team', name: 'Team', created_by: 'ana', member_external_ids: ['bo', 'cy', 'di'] });
+    const res = await ws.api.post('/v1/channels', {
+      type: 'group',
+      external_id: 'team',
+      name: 'Team',
+      created_by: 'ana',
+      member_external_ids: ['bo', 'cy', 'di'],
+    });
     expect(res.status).toBe(201);
     channel = res.body;
   });
@@ -122,11 +132,19 @@ describe('push notifications through FCM', () => {
     fcm.answers.set('tok-cy-flaky', 'unavailable');
     await send(ana, BODY);
 
-    const devicesOf = async (u: TestUser) => ((await u.api.get('/v1/me/devices')).body.devices as { token: string }[]).map((d) => d.token).sort();
-    await until('dead tokens removed', async () => (await devicesOf(bo)).length === 1 && (await devicesOf(cy)).length === 1);
+    const devicesOf = async (u: TestUser) =>
+      ((await u.api.get('/v1/me/devices')).body.devices as { token: string }[]).map((d) => d.token).sort();
+    await until(
+      'dead tokens removed',
+      async () => (await devicesOf(bo)).length === 1 && (await devicesOf(cy)).length === 1,
+    );
     expect(await devicesOf(bo)).toEqual(['tok-bo-alive']);
     expect(await devicesOf(cy)).toEqual(['tok-cy-flaky']);
-    expect(tokensSent().filter((x) => x !== 'tok-cy-flaky')).toEqual(['tok-bo-alive', 'tok-bo-gone', 'tok-cy-garbage']);
+    expect(tokensSent().filter((x) => x !== 'tok-cy-flaky')).toEqual([
+      'tok-bo-alive',
+      'tok-bo-gone',
+      'tok-cy-garbage',
+    ]);
 
     // the next message goes only to the live tokens
     fcm.reset();
@@ -139,11 +157,18 @@ describe('push notifications through FCM', () => {
 
   it('batches 500 tokens per multicast', async () => {
     const devices = t.app.get(DevicesRepository);
-    for (let i = 0; i < 520; i++) await devices.upsert(ws.id, i % 2 ? bo.id : cy.id, `tok-many-${String(i).padStart(3, '0')}`, 'android');
+    for (let i = 0; i < 520; i++)
+      await devices.upsert(ws.id, i % 2 ? bo.id : cy.id, `tok-many-${String(i).padStart(3, '0')}`, 'android');
     // the per-user cap keeps 50 each: 100 tokens; add more users to pass 500
     const extra: TestUser[] = [];
     for (let u = 0; u < 10; u++) extra.push(await ws.user(`member-${u}`));
-    expect((await ws.api.post(`/v1/channels/${channel.id}/members`, { member_external_ids: extra.map((e) => e.external_id) })).status).toBe(200);
+    expect(
+      (
+        await ws.api.post(`/v1/channels/${channel.id}/members`, {
+          member_external_ids: extra.map((e) => e.external_id),
+        })
+      ).status,
+    ).toBe(200);
     for (const [u, user] of extra.entries()) {
       for (let i = 0; i < 50; i++) await devices.upsert(ws.id, user.id, `tok-x-${u}-${i}`, 'android');
     }
@@ -162,7 +187,11 @@ describe('push notifications through FCM', () => {
 
   it('sends nothing for system messages, nor for a message unsent before its push went out', async () => {
     await register(bo, 'tok-bo');
-    const sys = await ws.api.post('/v1/messages', { channel_id: channel.id, system: true, content: 'Ana renamed the channel' });
+    const sys = await ws.api.post('/v1/messages', {
+      channel_id: channel.id,
+      system: true,
+      content: 'Ana renamed the channel',
+    });
     expect(sys.status).toBe(201);
     await sleep(1500);
     expect(fcm.requests).toHaveLength(0);
@@ -174,10 +203,12 @@ describe('push notifications through FCM', () => {
     // the job re-reads the message: once unsent, a (re)run of its job sends nothing
     fcm.reset();
     expect((await ana.api.delete(`/v1/messages/${m.id}`)).status).toBe(200);
-    const [event] = (await t.app.get(DataSource).query(
-      `SELECT id FROM events WHERE type = 'message.created' AND payload->'message'->>'id' = $1`,
-      [m.id],
-    )) as { id: string }[];
+    const [event] = await t.app
+      .get(DataSource)
+      .query<{ id: string }[]>(
+        `SELECT id FROM events WHERE type = 'message.created' AND payload->'message'->>'id' = $1`,
+        [m.id],
+      );
     await t.app.get(PushProcessor).handle({ eventId: event!.id });
     expect(fcm.requests).toHaveLength(0);
   });

@@ -2,7 +2,7 @@ import { randomBytes } from 'crypto';
 import { PresenceStore } from '../../src/realtime/presence.store';
 import { cloneDatabase } from '../support/databases';
 import { startTestApp, TestApp } from '../support/app';
-import { newWorkspace, TestUser, TestWorkspace } from '../support/fixtures';
+import { Client, newWorkspace, TestUser, TestWorkspace } from '../support/fixtures';
 import { closeAllSockets, connectSocket, sleep } from '../support/socket';
 
 const isMsg = (id: string) => (e: any) => e?.data?.id === id;
@@ -61,7 +61,7 @@ describe('two instances on PostgreSQL + Redis', () => {
   it('presence is shared across instances and heals when an instance dies without cleaning up', async () => {
     const sb = await connectSocket(two.baseUrl, bo.token);
     const onlineVia = async (t: TestApp) => {
-      const res = await new (await import('../support/fixtures')).Client(t, ws.api.authorization).get(`/v1/channels/${ch.id}/presence`);
+      const res = await new Client(t, ws.api.authorization).get(`/v1/channels/${ch.id}/presence`);
       return res.body.members.find((x: { external_id: string }) => x.external_id === 'bo').online as boolean;
     };
     await sleep(200);

@@ -7,6 +7,7 @@ export interface ReceivedRequest {
   method: string;
   headers: http.IncomingHttpHeaders;
   raw: Buffer;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- whatever the service sent
   json: any;
   at: number;
   /** Set once the answer is written (answers can be delayed). */
@@ -33,6 +34,7 @@ export class Receiver {
   private readonly responders = new Map<string, Responder>();
   private readonly waiters = new Set<() => void>();
   private readonly server = http.createServer((req, res) => this.handle(req, res));
+  private readonly timers = new Set<NodeJS.Timeout>();
   port = 0;
 
   static async start(): Promise<Receiver> {
@@ -59,7 +61,10 @@ export class Receiver {
   }
 
   /** Waits until `count` matching requests have arrived. */
-  async waitFor(pathOrUrl: string, opts: { count?: number; timeoutMs?: number; pred?: (r: ReceivedRequest) => boolean } = {}): Promise<ReceivedRequest[]> {
+  async waitFor(
+    pathOrUrl: string,
+    opts: { count?: number; timeoutMs?: number; pred?: (r: ReceivedRequest) => boolean } = {},
+  ): Promise<ReceivedRequest[]> {
     const { count = 1, timeoutMs = 15_000, pred } = opts;
     const matches = () => this.received(pathOrUrl, pred);
     if (matches().length >= count) return matches();
@@ -73,13 +78,18 @@ export class Receiver {
       };
       const timer = setTimeout(() => {
         this.waiters.delete(waiter);
-        reject(new Error(`receiver: expected ${count} request(s) on ${pathOf(pathOrUrl)} within ${timeoutMs} ms, got ${matches().length}`));
+        reject(
+          new Error(
+            `receiver: expected ${count} request(s) on ${pathOf(pathOrUrl)} within ${timeoutMs} ms, got ${matches().length}`,
+          ),
+        );
       }, timeoutMs);
       this.waiters.add(waiter);
     });
   }
 
   async close(): Promise<void> {
+    for (const t of this.timers) clearTimeout(t);
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
@@ -95,7 +105,14 @@ export class Receiver {
       } catch {
         json = undefined;
       }
-      const entry: ReceivedRequest = { path: (req.url ?? '').split('?')[0]!, method: req.method ?? '', headers: req.headers, raw, json, at: Date.now() };
+      const entry: ReceivedRequest = {
+        path: (req.url ?? '').split('?')[0]!,
+        method: req.method ?? '',
+        headers: req.headers,
+        raw,
+        json,
+        at: Date.now(),
+      };
       const responder = this.responders.get(entry.path);
       const a = responder ? responder(entry) : 200;
       const answer: Answer = typeof a === 'number' ? { status: a } : a;
@@ -106,8 +123,13 @@ export class Receiver {
       };
       this.requests.push(entry);
       for (const w of [...this.waiters]) w();
-      if (answer.delayMs) setTimeout(send, answer.delayMs);
-      else send();
+      if (answer.delayMs) {
+        const timer = setTimeout(() => {
+          this.timers.delete(timer);
+          send();
+        }, answer.delayMs);
+        this.timers.add(timer);
+      } else send();
     });
   }
 }

@@ -1,7 +1,17 @@
 import { startTestApp, TestApp } from '../support/app';
 import { newWorkspace } from '../support/fixtures';
 import { Receiver } from '../support/receiver';
-import { createWebhook, expectedSignature, forUser, getWebhook, listDeliveries, poll, provision, sleep, waitDeliveries } from './helpers';
+import {
+  createWebhook,
+  expectedSignature,
+  forUser,
+  getWebhook,
+  listDeliveries,
+  poll,
+  provision,
+  sleep,
+  waitDeliveries,
+} from './helpers';
 
 describe('webhook delivery', () => {
   let t: TestApp;
@@ -49,7 +59,14 @@ describe('webhook delivery', () => {
     expect(body.data.user).toMatchObject({ id: userId, external_id: 'zoe', name: 'ZOE' });
 
     const [d] = await waitDeliveries(ws, wh.id, (l) => l[0]?.status === 'succeeded', 'succeeded');
-    expect(d).toMatchObject({ event_id: body.event_id, event: 'user.created', attempts: 1, response_status: 200, error: null, next_attempt_at: null });
+    expect(d).toMatchObject({
+      event_id: body.event_id,
+      event: 'user.created',
+      attempts: 1,
+      response_status: 200,
+      error: null,
+      next_attempt_at: null,
+    });
   });
 
   it('signs with the workspace api_secret when the webhook says so', async () => {
@@ -96,7 +113,12 @@ describe('webhook delivery', () => {
     await provision(ws, 'ana');
     const reqs = await rx.waitFor(url, { count: 4 });
     expect(new Set(reqs.map((r) => r.json.event_id)).size).toBe(1);
-    const [d] = await waitDeliveries(ws, wh.id, (l) => l[0]?.status === 'permanently_failed', 'permanently_failed');
+    const [d] = await waitDeliveries(
+      ws,
+      wh.id,
+      (l) => l[0]?.status === 'permanently_failed',
+      'permanently_failed',
+    );
     expect(d).toMatchObject({ attempts: 4, response_status: 503, next_attempt_at: null });
     await sleep(600);
     expect(rx.received(url)).toHaveLength(4);
@@ -106,7 +128,9 @@ describe('webhook delivery', () => {
     expect((await getWebhook(ws, wh.id)).consecutive_failures).toBe(4);
 
     const one = await ws.api.get(`/v1/webhooks/${wh.id}/deliveries/${d!.id}`).expect(200);
-    expect(one.body.attempt_log.map((a: { attempt: number; outcome: string }) => [a.attempt, a.outcome])).toEqual([
+    expect(
+      one.body.attempt_log.map((a: { attempt: number; outcome: string }) => [a.attempt, a.outcome]),
+    ).toEqual([
       [1, 'retry'],
       [2, 'retry'],
       [3, 'retry'],
@@ -130,7 +154,12 @@ describe('webhook delivery', () => {
     status = 200;
     const r = await ws.api.post(`/v1/webhooks/${wh.id}/deliveries/${d!.id}/retry`).expect(202);
     expect(r.body.status).toBe('pending');
-    const [again] = await waitDeliveries(ws, wh.id, (l) => l[0]?.status === 'succeeded', 'succeeded after retry');
+    const [again] = await waitDeliveries(
+      ws,
+      wh.id,
+      (l) => l[0]?.status === 'succeeded',
+      'succeeded after retry',
+    );
     expect(again).toMatchObject({ id: d!.id, attempts: 2, response_status: 200 });
     const reqs = rx.received(url);
     expect(reqs).toHaveLength(2);
@@ -158,10 +187,21 @@ describe('webhook delivery', () => {
     const a = await createWebhook(ws, closed, ['user.created']);
     const b = await createWebhook(ws, slow, ['user.created']);
     await provision(ws, 'ana');
-    const [da] = await waitDeliveries(ws, a.id, (l) => l[0]?.status === 'permanently_failed', 'network error exhausted');
+    const [da] = await waitDeliveries(
+      ws,
+      a.id,
+      (l) => l[0]?.status === 'permanently_failed',
+      'network error exhausted',
+    );
     expect(da).toMatchObject({ attempts: 4, response_status: null });
     expect(da!.error).toMatch(/ECONNREFUSED/);
-    const [db] = await waitDeliveries(ws, b.id, (l) => l[0]?.status === 'permanently_failed', 'timeouts exhausted', 20_000);
+    const [db] = await waitDeliveries(
+      ws,
+      b.id,
+      (l) => l[0]?.status === 'permanently_failed',
+      'timeouts exhausted',
+      20_000,
+    );
     expect(db!.error).toMatch(/timed out after 1000 ms/);
   });
 
@@ -181,7 +221,12 @@ describe('webhook delivery', () => {
     expect(off.consecutive_failures).toBe(6);
     expect(off.disabled_at).not.toBeNull();
     expect(off.disabled_reason).toMatch(/6 consecutive/);
-    const [d2] = await waitDeliveries(ws, wh.id, (l) => l[0]?.status === 'permanently_failed', 'due while disabled');
+    const [d2] = await waitDeliveries(
+      ws,
+      wh.id,
+      (l) => l[0]?.status === 'permanently_failed',
+      'due while disabled',
+    );
     expect(d2).toMatchObject({ attempts: 2, error: 'the webhook is disabled' });
     expect(rx.received(url)).toHaveLength(6);
 
@@ -191,7 +236,12 @@ describe('webhook delivery', () => {
     expect(rx.received(url)).toHaveLength(6);
 
     const on = await ws.api.patch(`/v1/webhooks/${wh.id}`, { enabled: true }).expect(200);
-    expect(on.body).toMatchObject({ enabled: true, consecutive_failures: 0, disabled_at: null, disabled_reason: null });
+    expect(on.body).toMatchObject({
+      enabled: true,
+      consecutive_failures: 0,
+      disabled_at: null,
+      disabled_reason: null,
+    });
     status = 200;
     await provision(ws, 'u4');
     await rx.waitFor(url, { pred: forUser('u4') });
@@ -230,7 +280,9 @@ describe('webhook delivery', () => {
     expect(rot.body.signing_secret).not.toBe(wh.signing_secret);
     await provision(ws, 'ana');
     const [req] = await rx.waitFor(url);
-    expect(req!.headers['x-service-signature']).toBe(expectedSignature(rot.body.signing_secret, req!.headers['x-service-timestamp'] as string, req!.raw));
+    expect(req!.headers['x-service-signature']).toBe(
+      expectedSignature(rot.body.signing_secret, req!.headers['x-service-timestamp'] as string, req!.raw),
+    );
     await ws.api.delete(`/v1/webhooks/${wh.id}`).expect(204);
     await provision(ws, 'bo');
     await sleep(700);

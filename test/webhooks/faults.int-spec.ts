@@ -35,9 +35,26 @@ class PrivateRedis {
   }
 
   async start(): Promise<void> {
-    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    const probe = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    await poll(async () => probe.connect().then(() => true).catch(() => false), `redis-server on ${this.port}`, 10_000, 100);
+    this.child = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
+    const probe = new Redis(this.url, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
+    await poll(
+      async () =>
+        probe
+          .connect()
+          .then(() => true)
+          .catch(() => false),
+      `redis-server on ${this.port}`,
+      10_000,
+      100,
+    );
     probe.disconnect();
   }
 
@@ -51,14 +68,23 @@ class PrivateRedis {
   }
 }
 
-const distinctOk = (reqs: ReceivedRequest[]) => new Set(reqs.filter((r) => r.answeredAt !== undefined && (r.status ?? 0) < 300).map((r) => r.json.event_id as string));
+const distinctOk = (reqs: ReceivedRequest[]) =>
+  new Set(
+    reqs
+      .filter((r) => r.answeredAt !== undefined && (r.status ?? 0) < 300)
+      .map((r) => r.json.event_id as string),
+  );
 
 describe('webhook delivery faults (PostgreSQL + Redis)', () => {
   it('delivers every event exactly once per webhook across a Redis crash', async () => {
     const redis = new PrivateRedis(await freePort());
     await redis.start();
     const rx = await Receiver.start();
-    const t = await startTestApp({ REDIS_URL: redis.url, SERVICE_WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1', SERVICE_WEBHOOK_RETRY_JITTER: '0' });
+    const t = await startTestApp({
+      REDIS_URL: redis.url,
+      SERVICE_WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1',
+      SERVICE_WEBHOOK_RETRY_JITTER: '0',
+    });
     try {
       const ws = await newWorkspace(t);
       // A fails the first attempt of every event, so retries sit delayed in Redis when it dies
@@ -81,10 +107,21 @@ describe('webhook delivery faults (PostgreSQL + Redis)', () => {
       await redis.start(); // empty: the delayed retries and anything queued are gone
 
       for (const url of [flaky, steady]) {
-        await poll(async () => distinctOk(rx.received(url)).size === 15, `15 distinct events acknowledged on ${url}`, 60_000, 250);
+        await poll(
+          async () => distinctOk(rx.received(url)).size === 15,
+          `15 distinct events acknowledged on ${url}`,
+          60_000,
+          250,
+        );
       }
       for (const wh of [a, b]) {
-        const list = await waitDeliveries(ws, wh.id, (l) => l.length === 15 && l.every((d) => d.status === 'succeeded'), 'all succeeded', 20_000);
+        const list = await waitDeliveries(
+          ws,
+          wh.id,
+          (l) => l.length === 15 && l.every((d) => d.status === 'succeeded'),
+          'all succeeded',
+          20_000,
+        );
         expect(new Set(list.map((d) => d.event_id)).size).toBe(15);
       }
       const received = [...distinctOk(rx.received(steady))].sort();
@@ -114,7 +151,10 @@ describe('webhook delivery faults (PostgreSQL + Redis)', () => {
         TS_NODE_TRANSPILE_ONLY: 'true',
         NODE_OPTIONS: '',
       };
-      worker = spawn(process.execPath, ['-r', 'ts-node/register', join(__dirname, '../../src/main.ts')], { env, stdio: 'ignore' });
+      worker = spawn(process.execPath, ['-r', 'ts-node/register', join(__dirname, '../../src/main.ts')], {
+        env,
+        stdio: 'ignore',
+      });
 
       let calls = 0;
       const url = rx.url(() => (++calls === 1 ? { status: 200, delayMs: 60_000 } : 200)); // the first attempt hangs
@@ -128,8 +168,21 @@ describe('webhook delivery faults (PostgreSQL + Redis)', () => {
       const [pending] = await listDeliveries(ws, wh.id);
       expect(pending).toMatchObject({ status: 'pending', attempts: 0 });
 
-      second = await startTestApp({ SERVICE_ROLE: 'worker', SERVICE_WEBHOOK_TIMEOUT_MS: '2000' }, { databaseUrl: api.env.DATABASE_URL!, redisPrefix: prefix });
-      const [done] = await waitDeliveries(ws, wh.id, (l) => l[0]?.status === 'succeeded', 'completed by the second worker', 60_000);
+      second = await startTestApp(
+        {
+          SERVICE_ROLE: 'worker',
+          SERVICE_WEBHOOK_TIMEOUT_MS: '2000',
+          SERVICE_ENCRYPTION_KEY: api.env.SERVICE_ENCRYPTION_KEY!,
+        },
+        { databaseUrl: api.env.DATABASE_URL!, redisPrefix: prefix },
+      );
+      const [done] = await waitDeliveries(
+        ws,
+        wh.id,
+        (l) => l[0]?.status === 'succeeded',
+        'completed by the second worker',
+        60_000,
+      );
       expect(done).toMatchObject({ attempts: 1, response_status: 200 });
       const reqs = rx.received(url);
       expect(reqs.length).toBe(2); // the receiver saw the event twice (allowed) with one event_id
@@ -160,7 +213,10 @@ describe('webhook delivery faults (PostgreSQL + Redis)', () => {
       await first.app.close(); // SIGTERM path: waits for the attempt
       expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
       expect(req!.answeredAt).toBeDefined();
-      second = await startTestApp({ SERVICE_ROLE: 'api' }, { databaseUrl: first.env.DATABASE_URL!, redisPrefix: prefix });
+      second = await startTestApp(
+        { SERVICE_ROLE: 'api', SERVICE_ENCRYPTION_KEY: first.env.SERVICE_ENCRYPTION_KEY! },
+        { databaseUrl: first.env.DATABASE_URL!, redisPrefix: prefix },
+      );
       const [d] = await listDeliveries({ ...ws, api: new Client(second, ws.api.authorization) }, wh.id);
       expect(d).toMatchObject({ status: 'succeeded', attempts: 1, response_status: 200 });
     } finally {

@@ -32,7 +32,12 @@ export function expectedSignature(secret: string, timestamp: string, raw: Buffer
   return `sha256=${createHmac('sha256', secret).update(`${timestamp}.`).update(raw).digest('hex')}`;
 }
 
-export async function createWebhook(ws: TestWorkspace, url: string, events: string[], extra: Record<string, unknown> = {}): Promise<Webhook> {
+export async function createWebhook(
+  ws: TestWorkspace,
+  url: string,
+  events: string[],
+  extra: Record<string, unknown> = {},
+): Promise<Webhook> {
   const res = await ws.api.post('/v1/webhooks', { url, events, ...extra });
   if (res.status !== 201) throw new Error(`create webhook answered ${res.status} ${res.text}`);
   return res.body as Webhook;
@@ -50,7 +55,12 @@ export async function listDeliveries(ws: TestWorkspace, webhookId: string, query
   return (res.body as { deliveries: Delivery[] }).deliveries;
 }
 
-export async function poll<T>(fn: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 15_000, intervalMs = 100): Promise<T> {
+export async function poll<T>(
+  fn: () => Promise<T | null | undefined | false>,
+  what: string,
+  timeoutMs = 15_000,
+  intervalMs = 100,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -61,15 +71,28 @@ export async function poll<T>(fn: () => Promise<T | null | undefined | false>, w
   }
 }
 
-export async function waitDeliveries(ws: TestWorkspace, webhookId: string, pred: (l: Delivery[]) => boolean, what: string, timeoutMs = 15_000): Promise<Delivery[]> {
+export async function waitDeliveries(
+  ws: TestWorkspace,
+  webhookId: string,
+  pred: (l: Delivery[]) => boolean,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<Delivery[]> {
   let last: Delivery[] = [];
   try {
-    return await poll(async () => {
-      last = await listDeliveries(ws, webhookId);
-      return pred(last) ? last : null;
-    }, what, timeoutMs, 150);
+    return await poll(
+      async () => {
+        last = await listDeliveries(ws, webhookId);
+        return pred(last) ? last : null;
+      },
+      what,
+      timeoutMs,
+      150,
+    );
   } catch {
-    throw new Error(`${what}: last deliveries ${JSON.stringify(last.map((d) => ({ status: d.status, attempts: d.attempts, rs: d.response_status, error: d.error })))}`);
+    throw new Error(
+      `${what}: last deliveries ${JSON.stringify(last.map((d) => ({ status: d.status, attempts: d.attempts, rs: d.response_status, error: d.error })))}`,
+    );
   }
 }
 
@@ -84,4 +107,5 @@ export async function provision(ws: TestWorkspace, externalId: string): Promise<
   return (res.body as { id: string }).id;
 }
 
-export const forUser = (externalId: string) => (r: ReceivedRequest) => r.json?.data?.user?.external_id === externalId;
+export const forUser = (externalId: string) => (r: ReceivedRequest) =>
+  r.json?.data?.user?.external_id === externalId;

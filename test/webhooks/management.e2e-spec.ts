@@ -25,7 +25,11 @@ describe('webhook management', () => {
   it('creates a webhook with the contract fields; the secret is shown once', async () => {
     const ws = await newWorkspace(t);
     const url = rx.url(200);
-    const res = await ws.api.post('/v1/webhooks', { url, events: ['message.created', 'user.created'], description: 'crm sync' });
+    const res = await ws.api.post('/v1/webhooks', {
+      url,
+      events: ['message.created', 'user.created'],
+      description: 'crm sync',
+    });
     expect(res.status).toBe(201);
     const wh = res.body as Webhook & { description: string; created_at: string };
     expect(wh).toMatchObject({
@@ -95,7 +99,11 @@ describe('webhook management', () => {
   it('only a workspace key may manage webhooks', async () => {
     const ws = await newWorkspace(t);
     const ana = await ws.user('ana');
-    expectError(await ana.api.post('/v1/webhooks', { url: rx.url(200), events: ['message.created'] }), 403, 'FORBIDDEN');
+    expectError(
+      await ana.api.post('/v1/webhooks', { url: rx.url(200), events: ['message.created'] }),
+      403,
+      'FORBIDDEN',
+    );
     expectError(await ana.api.get('/v1/webhooks'), 403, 'FORBIDDEN');
   });
 
@@ -103,15 +111,26 @@ describe('webhook management', () => {
     const ws = await newWorkspace(t);
     const wh = await createWebhook(ws, rx.url(200), ['message.updated'], { description: 'a' });
     const url2 = rx.url(200);
-    const p = await ws.api.patch(`/v1/webhooks/${wh.id}`, { url: url2, events: ['user.created'], description: null }).expect(200);
+    const p = await ws.api
+      .patch(`/v1/webhooks/${wh.id}`, { url: url2, events: ['user.created'], description: null })
+      .expect(200);
     expect(p.body).toMatchObject({ url: url2, events: ['user.created'], description: null, enabled: true });
     const off = await ws.api.patch(`/v1/webhooks/${wh.id}`, { enabled: false }).expect(200);
     expect(off.body.enabled).toBe(false);
     expect(off.body.disabled_at).not.toBeNull();
     const on = await ws.api.patch(`/v1/webhooks/${wh.id}`, { enabled: true }).expect(200);
-    expect(on.body).toMatchObject({ enabled: true, disabled_at: null, disabled_reason: null, consecutive_failures: 0 });
+    expect(on.body).toMatchObject({
+      enabled: true,
+      disabled_at: null,
+      disabled_reason: null,
+      consecutive_failures: 0,
+    });
     expectError(await ws.api.patch(`/v1/webhooks/${wh.id}`, { events: ['nope'] }), 400, 'VALIDATION_ERROR');
-    expectError(await ws.api.patch(`/v1/webhooks/${wh.id}`, { signing: 'api_secret' }), 400, 'VALIDATION_ERROR');
+    expectError(
+      await ws.api.patch(`/v1/webhooks/${wh.id}`, { signing: 'api_secret' }),
+      400,
+      'VALIDATION_ERROR',
+    );
     await ws.api.delete(`/v1/webhooks/${wh.id}`).expect(204);
     expectError(await ws.api.get(`/v1/webhooks/${wh.id}`), 404, 'NOT_FOUND');
     expectError(await ws.api.delete(`/v1/webhooks/${wh.id}`), 404, 'NOT_FOUND');
@@ -135,7 +154,12 @@ describe('webhook management', () => {
     for (const [method, path, body] of calls) {
       expectError(await b.api.req(method as 'get', path, body), 404, 'NOT_FOUND');
     }
-    for (const path of [`/v1/webhooks/${GHOST}`, '/v1/webhooks/not-a-uuid', `/v1/webhooks/${wh.id}/deliveries/${GHOST}`, `/v1/webhooks/${wh.id}/deliveries/nope`]) {
+    for (const path of [
+      `/v1/webhooks/${GHOST}`,
+      '/v1/webhooks/not-a-uuid',
+      `/v1/webhooks/${wh.id}/deliveries/${GHOST}`,
+      `/v1/webhooks/${wh.id}/deliveries/nope`,
+    ]) {
       expectError(await a.api.get(path), 404, 'NOT_FOUND');
     }
     expectError(await a.api.post(`/v1/webhooks/${wh.id}/deliveries/${GHOST}/retry`), 404, 'NOT_FOUND');
@@ -151,31 +175,59 @@ describe('webhook management', () => {
     expect(p1.body.webhooks.map((w: Webhook) => w.id)).toEqual([hooks[2]!.id, hooks[1]!.id]);
     expect(p1.body.has_more).toBe(true);
     const p2 = await ws.api.get(`/v1/webhooks?limit=2&before=${p1.body.next_cursor}`).expect(200);
-    expect(p2.body).toEqual({ webhooks: [expect.objectContaining({ id: hooks[0]!.id })], has_more: false, next_cursor: null });
+    expect(p2.body).toEqual({
+      webhooks: [expect.objectContaining({ id: hooks[0]!.id })],
+      has_more: false,
+      next_cursor: null,
+    });
 
     let n = 0;
     const url = rx.url(() => (n++ % 2 === 0 ? 200 : 400));
     const wh = await createWebhook(ws, url, ['user.created']);
     for (let i = 0; i < 5; i++) {
       await provision(ws, `u${i}`);
-      await waitDeliveries(ws, wh.id, (l) => l.length === i + 1 && l.every((d) => d.status !== 'pending'), `delivery ${i}`);
+      await waitDeliveries(
+        ws,
+        wh.id,
+        (l) => l.length === i + 1 && l.every((d) => d.status !== 'pending'),
+        `delivery ${i}`,
+      );
     }
     const all = await listDeliveries(ws, wh.id);
     expect(all.map((d) => d.status)).toEqual(['succeeded', 'failed', 'succeeded', 'failed', 'succeeded']);
     const keys = Object.keys(all[0]!).sort();
     expect(keys).toEqual(
-      expect.arrayContaining(['id', 'event_id', 'event', 'status', 'attempts', 'response_status', 'response_body', 'error', 'next_attempt_at', 'created_at', 'updated_at']),
+      expect.arrayContaining([
+        'id',
+        'event_id',
+        'event',
+        'status',
+        'attempts',
+        'response_status',
+        'response_body',
+        'error',
+        'next_attempt_at',
+        'created_at',
+        'updated_at',
+      ]),
     );
     const page1 = await ws.api.get(`/v1/webhooks/${wh.id}/deliveries?limit=2`).expect(200);
     expect(page1.body.deliveries.map((d: { id: string }) => d.id)).toEqual(all.slice(0, 2).map((d) => d.id));
     expect(page1.body.has_more).toBe(true);
-    const page2 = await ws.api.get(`/v1/webhooks/${wh.id}/deliveries?limit=2&before=${page1.body.next_cursor}`).expect(200);
+    const page2 = await ws.api
+      .get(`/v1/webhooks/${wh.id}/deliveries?limit=2&before=${page1.body.next_cursor}`)
+      .expect(200);
     expect(page2.body.deliveries.map((d: { id: string }) => d.id)).toEqual(all.slice(2, 4).map((d) => d.id));
-    const page3 = await ws.api.get(`/v1/webhooks/${wh.id}/deliveries?limit=2&before=${page2.body.next_cursor}`).expect(200);
+    const page3 = await ws.api
+      .get(`/v1/webhooks/${wh.id}/deliveries?limit=2&before=${page2.body.next_cursor}`)
+      .expect(200);
     expect(page3.body).toMatchObject({ has_more: false, next_cursor: null });
     expect(page3.body.deliveries).toHaveLength(1);
 
-    expect((await listDeliveries(ws, wh.id, '&status=failed')).map((d) => d.status)).toEqual(['failed', 'failed']);
+    expect((await listDeliveries(ws, wh.id, '&status=failed')).map((d) => d.status)).toEqual([
+      'failed',
+      'failed',
+    ]);
     expect(await listDeliveries(ws, wh.id, '&status=pending')).toEqual([]);
     expectError(await ws.api.get(`/v1/webhooks/${wh.id}/deliveries?status=lost`), 400, 'VALIDATION_ERROR');
     expectError(await ws.api.get(`/v1/webhooks/${wh.id}/deliveries?limit=101`), 400, 'VALIDATION_ERROR');
@@ -190,7 +242,11 @@ describe('webhook targets with SERVICE_WEBHOOK_ALLOW_PRIVATE_NETWORKS=false', ()
 
   beforeAll(async () => {
     rx = await Receiver.start();
-    t = await startTestApp({ SERVICE_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false', SERVICE_WEBHOOK_RETRY_SCHEDULE_SECONDS: '0.1', SERVICE_WEBHOOK_RETRY_JITTER: '0' });
+    t = await startTestApp({
+      SERVICE_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false',
+      SERVICE_WEBHOOK_RETRY_SCHEDULE_SECONDS: '0.1',
+      SERVICE_WEBHOOK_RETRY_JITTER: '0',
+    });
     ws = await newWorkspace(t);
   });
   afterAll(async () => {
@@ -225,12 +281,20 @@ describe('webhook targets with SERVICE_WEBHOOK_ALLOW_PRIVATE_NETWORKS=false', ()
     const name = hostname();
     const addrs = await dns.lookup(name, { all: true }).catch(() => []);
     if (!addrs.some((a) => a.address.startsWith('127.') || a.address === '::1')) return; // this machine's name is not loopback here
-    expectError(await ws.api.post('/v1/webhooks', { url: `http://${name}:8080/hook`, events: ['message.created'] }), 400, 'VALIDATION_ERROR');
+    expectError(
+      await ws.api.post('/v1/webhooks', { url: `http://${name}:8080/hook`, events: ['message.created'] }),
+      400,
+      'VALIDATION_ERROR',
+    );
   });
 
   it('accepts public addresses', async () => {
-    await ws.api.post('/v1/webhooks', { url: 'https://1.1.1.1/hook', events: ['message.created'] }).expect(201);
-    await ws.api.post('/v1/webhooks', { url: 'http://[2606:4700:4700::1111]/hook', events: ['message.created'] }).expect(201);
+    await ws.api
+      .post('/v1/webhooks', { url: 'https://1.1.1.1/hook', events: ['message.created'] })
+      .expect(201);
+    await ws.api
+      .post('/v1/webhooks', { url: 'http://[2606:4700:4700::1111]/hook', events: ['message.created'] })
+      .expect(201);
   });
 
   it('refuses at delivery time too: a target that became private fails without any request', async () => {
@@ -239,7 +303,12 @@ describe('webhook targets with SERVICE_WEBHOOK_ALLOW_PRIVATE_NETWORKS=false', ()
     const url = rx.url(200);
     await t.app.get(DataSource).query(`UPDATE webhooks SET url = $2 WHERE id = $1`, [wh.id, url]);
     await provision(ws, 'victim');
-    const [d] = await waitDeliveries(ws, wh.id, (l) => l[0]?.status === 'permanently_failed', 'refused attempts');
+    const [d] = await waitDeliveries(
+      ws,
+      wh.id,
+      (l) => l[0]?.status === 'permanently_failed',
+      'refused attempts',
+    );
     expect(d!.error).toMatch(/^refused: 127\.0\.0\.1 is a loopback address/);
     expect(d!.attempts).toBe(2);
     expect(rx.received(url)).toHaveLength(0);

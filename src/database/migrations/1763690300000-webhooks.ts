@@ -53,8 +53,12 @@ export class Webhooks1763690300000 implements MigrationInterface {
         CONSTRAINT webhook_deliveries_once UNIQUE (webhook_id, event_id)
       )`);
     await q.query(`CREATE INDEX webhook_deliveries_list ON webhook_deliveries (webhook_id, id DESC)`);
-    await q.query(`CREATE INDEX webhook_deliveries_status ON webhook_deliveries (webhook_id, status, id DESC)`);
-    await q.query(`CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'`);
+    await q.query(
+      `CREATE INDEX webhook_deliveries_status ON webhook_deliveries (webhook_id, status, id DESC)`,
+    );
+    await q.query(
+      `CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'`,
+    );
 
     await q.query(`
       CREATE TABLE webhook_attempts (

@@ -30,7 +30,9 @@ export class Attachments1763690500000 implements MigrationInterface {
         uploaded_at timestamptz,
         created_at timestamptz NOT NULL DEFAULT now()
       )`);
-    await q.query(`CREATE INDEX attachment_uploads_workspace ON attachment_uploads (workspace_id, created_at)`);
+    await q.query(
+      `CREATE INDEX attachment_uploads_workspace ON attachment_uploads (workspace_id, created_at)`,
+    );
 
     await q.query(`
       CREATE TABLE devices (

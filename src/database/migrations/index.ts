@@ -2,7 +2,9 @@ import { Foundation1763690000000 } from './1763690000000-foundation';
 import { Messaging1763690100000 } from './1763690100000-messaging';
 import { MessageIndexes1763690150000 } from './1763690150000-message-indexes';
 import { Webhooks1763690300000 } from './1763690300000-webhooks';
+import { Search1763690400000 } from './1763690400000-search';
 import { Attachments1763690500000 } from './1763690500000-attachments';
+import { Moderation1763690600000 } from './1763690600000-moderation';
 
 /** Every migration, in order. Listed explicitly so the same array serves the app, the CLI and tests. */
-export const MIGRATIONS = [Foundation1763690000000, Messaging1763690100000, MessageIndexes1763690150000, Webhooks1763690300000, Attachments1763690500000];
+export const MIGRATIONS = [Foundation1763690000000, Messaging1763690100000, MessageIndexes1763690150000, Webhooks1763690300000, Search1763690400000, Attachments1763690500000, Moderation1763690600000];

@@ -42,12 +42,19 @@ describe('classifyAddress', () => {
     expect(classifyAddress(address)).toEqual(expect.stringContaining(reason));
   });
 
-  it.each(['1.1.1.1', '8.8.8.8', '172.32.0.1', '100.128.0.1', '169.255.0.1', '2606:4700:4700::1111', '64:ff9b::808:808', '2002:808:808::1', '2a00:1450::1'])(
-    'allows the public address %s',
-    (address) => {
-      expect(classifyAddress(address)).toBeNull();
-    },
-  );
+  it.each([
+    '1.1.1.1',
+    '8.8.8.8',
+    '172.32.0.1',
+    '100.128.0.1',
+    '169.255.0.1',
+    '2606:4700:4700::1111',
+    '64:ff9b::808:808',
+    '2002:808:808::1',
+    '2a00:1450::1',
+  ])('allows the public address %s', (address) => {
+    expect(classifyAddress(address)).toBeNull();
+  });
 
   it('refuses what is not an address', () => {
     expect(classifyAddress('example.com')).toBe('not an IP address');

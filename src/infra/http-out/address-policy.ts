@@ -67,7 +67,8 @@ export function parseV6(address: string): number[] | null {
     if (n === null) return null;
     a = `${a.slice(0, lastColon + 1)}${Math.floor(n / 65536).toString(16)}:${(n % 65536).toString(16)}`;
   }
-  const parse = (s: string) => (s === '' ? [] : s.split(':').map((x) => (/^[0-9a-f]{1,4}$/.test(x) ? parseInt(x, 16) : NaN)));
+  const parse = (s: string) =>
+    s === '' ? [] : s.split(':').map((x) => (/^[0-9a-f]{1,4}$/.test(x) ? parseInt(x, 16) : NaN));
   const halves = a.split('::');
   if (halves.length > 2) return null;
   const h = parse(halves[0]!);
@@ -96,7 +97,16 @@ function embeddedV4(hi: number, lo: number): number {
 }
 
 function classifyV6(g: number[]): string | null {
-  const [g0, g1, g2, g3, g4, g5, g6, g7] = g as [number, number, number, number, number, number, number, number];
+  const [g0, g1, g2, g3, g4, g5, g6, g7] = g as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const zeroTo = (k: number) => g.slice(0, k).every((x) => x === 0);
   if (zeroTo(8)) return 'an unspecified address';
   if (zeroTo(7) && g7 === 1) return 'a loopback address';

@@ -29,7 +29,7 @@ describe('SafeHttpClient', () => {
         return;
       }
       res.writeHead(201);
-      res.end(`got ${req.headers['x-test']}`);
+      res.end(`got ${String(req.headers['x-test'])}`);
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     port = (server.address() as AddressInfo).port;
@@ -44,21 +44,43 @@ describe('SafeHttpClient', () => {
 
   it('posts when private networks are allowed, keeping the status and body', async () => {
     const c = new SafeHttpClient(true);
-    expect(await post(c, `http://127.0.0.1:${port}/ok`)).toMatchObject({ kind: 'response', status: 201, body: 'got yes' });
-    expect(await post(c, `http://127.0.0.1:${port}/redirect`)).toMatchObject({ kind: 'response', status: 301 });
+    expect(await post(c, `http://127.0.0.1:${port}/ok`)).toMatchObject({
+      kind: 'response',
+      status: 201,
+      body: 'got yes',
+    });
+    expect(await post(c, `http://127.0.0.1:${port}/redirect`)).toMatchObject({
+      kind: 'response',
+      status: 301,
+    });
     const big = await post(c, `http://127.0.0.1:${port}/big`);
     expect(big.kind === 'response' && big.body.length).toBe(1024);
-    expect(await post(c, `http://127.0.0.1:${port}/slow`, 200)).toMatchObject({ kind: 'error', error: 'timed out after 200 ms' });
+    expect(await post(c, `http://127.0.0.1:${port}/slow`, 200)).toMatchObject({
+      kind: 'error',
+      error: 'timed out after 200 ms',
+    });
     c.close();
   });
 
   it('refuses loopback literals and names before sending anything', async () => {
     const c = new SafeHttpClient(false);
     const before = hits;
-    expect(await post(c, `http://127.0.0.1:${port}/ok`)).toMatchObject({ kind: 'error', error: expect.stringMatching(/^refused: 127\.0\.0\.1 is a loopback/) });
-    expect(await post(c, `http://[::ffff:127.0.0.1]:${port}/ok`)).toMatchObject({ kind: 'error', error: expect.stringMatching(/IPv4-mapped/) });
-    expect(await post(c, `http://localhost:${port}/ok`)).toMatchObject({ kind: 'error', error: expect.stringMatching(/loopback/) });
-    expect(await post(c, `ftp://127.0.0.1:${port}/ok`)).toMatchObject({ kind: 'error', error: expect.stringMatching(/scheme/) });
+    expect(await post(c, `http://127.0.0.1:${port}/ok`)).toMatchObject({
+      kind: 'error',
+      error: expect.stringMatching(/^refused: 127\.0\.0\.1 is a loopback/),
+    });
+    expect(await post(c, `http://[::ffff:127.0.0.1]:${port}/ok`)).toMatchObject({
+      kind: 'error',
+      error: expect.stringMatching(/IPv4-mapped/),
+    });
+    expect(await post(c, `http://localhost:${port}/ok`)).toMatchObject({
+      kind: 'error',
+      error: expect.stringMatching(/loopback/),
+    });
+    expect(await post(c, `ftp://127.0.0.1:${port}/ok`)).toMatchObject({
+      kind: 'error',
+      error: expect.stringMatching(/scheme/),
+    });
     expect(hits).toBe(before);
     c.close();
   });
@@ -70,7 +92,10 @@ describe('SafeHttpClient', () => {
     const c = new SafeHttpClient(false);
     const before = hits;
     const r = await post(c, `http://${name}:${port}/ok`);
-    expect(r).toMatchObject({ kind: 'error', error: expect.stringMatching(new RegExp(`^refused: ${name} resolves to 127\\.`)) });
+    expect(r).toMatchObject({
+      kind: 'error',
+      error: expect.stringMatching(new RegExp(`^refused: ${name} resolves to 127\\.`)),
+    });
     expect(hits).toBe(before);
     expect(await c.resolveRefusal(new URL(`http://${name}/`))).toMatch(/resolves to 127\./);
     c.close();

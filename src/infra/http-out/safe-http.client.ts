@@ -23,7 +23,11 @@ export class BlockedAddressError extends Error {
   readonly code = 'EBLOCKEDADDRESS';
 }
 
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
 
 /** How long a response body is drained after the kept part, so the connection can be reused. */
 const DRAIN_LIMIT_BYTES = 64 * 1024;
@@ -51,7 +55,8 @@ export class SafeHttpClient {
 
   /** Null when the target may be contacted, else why not (no network access; for literals and names like localhost). */
   staticRefusal(url: URL): string | null {
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return `the scheme ${url.protocol} is not allowed (http or https only)`;
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      return `the scheme ${url.protocol} is not allowed (http or https only)`;
     if (this.allowPrivateNetworks) return null;
     const host = bareHost(url.hostname);
     if (isIP(host)) {
@@ -84,7 +89,11 @@ export class SafeHttpClient {
 
   async post(req: OutboundPost): Promise<OutboundResult> {
     const started = Date.now();
-    const fail = (error: string): OutboundResult => ({ kind: 'error', error, durationMs: Date.now() - started });
+    const fail = (error: string): OutboundResult => ({
+      kind: 'error',
+      error,
+      durationMs: Date.now() - started,
+    });
     let url: URL;
     try {
       url = new URL(req.url);
@@ -110,7 +119,9 @@ export class SafeHttpClient {
         hostname: bareHost(url.hostname),
         port: url.port || (secure ? 443 : 80),
         path: `${url.pathname}${url.search}`,
-        auth: url.username ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined,
+        auth: url.username
+          ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`
+          : undefined,
         headers: { ...req.headers, 'Content-Length': String(req.body.length) },
         agent: secure ? this.httpsAgent : this.httpAgent,
         lookup: this.allowPrivateNetworks ? undefined : this.guardedLookup,
@@ -125,7 +136,13 @@ export class SafeHttpClient {
         let kept = '';
         let keptBytes = 0;
         let total = 0;
-        const done = () => finish({ kind: 'response', status, body: kept.replace(/\u0000/g, ''), durationMs: Date.now() - started });
+        const done = () =>
+          finish({
+            kind: 'response',
+            status,
+            body: kept.replaceAll('\u0000', ''),
+            durationMs: Date.now() - started,
+          });
         res.on('data', (chunk: Buffer) => {
           total += chunk.length;
           if (keptBytes < req.keepBytes) {
@@ -159,7 +176,11 @@ export class SafeHttpClient {
   }
 
   /** dns.lookup, refusing the whole name when any address it resolves to is not public. */
-  private readonly guardedLookup = (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+  private readonly guardedLookup = (
+    hostname: string,
+    options: LookupOptions,
+    callback: LookupCallback,
+  ): void => {
     if (isLocalHostname(hostname)) {
       callback(new BlockedAddressError(`refused: ${hostname} is a loopback name`), '', 4);
       return;
@@ -168,11 +189,17 @@ export class SafeHttpClient {
       if (err) return callback(err, '', 4);
       for (const a of addresses) {
         const reason = classifyAddress(a.address);
-        if (reason) return callback(new BlockedAddressError(`refused: ${hostname} resolves to ${a.address}, ${reason}`), '', 4);
+        if (reason)
+          return callback(
+            new BlockedAddressError(`refused: ${hostname} resolves to ${a.address}, ${reason}`),
+            '',
+            4,
+          );
       }
       if (options.all) return callback(null, addresses);
       const first = addresses[0];
-      if (!first) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 4);
+      if (!first)
+        return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 4);
       return callback(null, first.address, first.family);
     });
   };

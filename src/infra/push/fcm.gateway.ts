@@ -13,16 +13,29 @@ interface ServiceAccountFile {
 }
 
 /** Reads and checks a Firebase service-account JSON file; the message names what is wrong, never the key. */
-export function readServiceAccount(file: string): { projectId: string; clientEmail: string; privateKey: string } {
+export function readServiceAccount(file: string): {
+  projectId: string;
+  clientEmail: string;
+  privateKey: string;
+} {
   let parsed: ServiceAccountFile;
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8')) as ServiceAccountFile;
   } catch (e) {
-    throw new Error(`SERVICE_PUSH_SERVICE_ACCOUNT_FILE ${file} cannot be read as JSON: ${e instanceof Error ? e.message : String(e)}`);
+    throw new Error(
+      `SERVICE_PUSH_SERVICE_ACCOUNT_FILE ${file} cannot be read as JSON: ${e instanceof Error ? e.message : String(e)}`,
+    );
   }
   const { project_id: projectId, client_email: clientEmail, private_key: privateKey } = parsed;
-  if (parsed.type !== 'service_account' || typeof projectId !== 'string' || typeof clientEmail !== 'string' || typeof privateKey !== 'string') {
-    throw new Error(`SERVICE_PUSH_SERVICE_ACCOUNT_FILE ${file} is not a service-account key (needs type "service_account", project_id, client_email, private_key)`);
+  if (
+    parsed.type !== 'service_account' ||
+    typeof projectId !== 'string' ||
+    typeof clientEmail !== 'string' ||
+    typeof privateKey !== 'string'
+  ) {
+    throw new Error(
+      `SERVICE_PUSH_SERVICE_ACCOUNT_FILE ${file} is not a service-account key (needs type "service_account", project_id, client_email, private_key)`,
+    );
   }
   return { projectId, clientEmail, privateKey };
 }

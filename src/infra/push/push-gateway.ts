@@ -39,7 +39,7 @@ export class DisabledPushGateway extends PushGateway {
 /** FCM's codes for a token that will never work again (the device is gone or the token is garbage). */
 export function isDeadToken(o: PushOutcome): boolean {
   if (o.ok) return false;
-  switch (o.errorCode) {
+  switch (o.errorCode ?? '') {
     case 'messaging/registration-token-not-registered':
     case 'messaging/invalid-registration-token':
       return true;

@@ -2,7 +2,15 @@ import { Logger } from '@nestjs/common';
 import { Queue, Worker } from 'bullmq';
 import type Redis from 'ioredis';
 import type { JobData, JobName } from './job-map';
-import { EnqueueOptions, JOB_ATTEMPTS, JOB_BACKOFF_MS, JobHandler, JobQueue, JobSpec, ProcessOptions } from './job-queue';
+import {
+  EnqueueOptions,
+  JOB_ATTEMPTS,
+  JOB_BACKOFF_MS,
+  JobHandler,
+  JobQueue,
+  JobSpec,
+  ProcessOptions,
+} from './job-queue';
 
 /** An add that Redis does not acknowledge in time counts as failed (the caller keeps it and retries). */
 const ADD_TIMEOUT_MS = 3_000;
@@ -64,7 +72,10 @@ export class BullMqQueue extends JobQueue {
       await Promise.race([
         work(),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`enqueue timed out after ${ADD_TIMEOUT_MS} ms`)), ADD_TIMEOUT_MS);
+          timer = setTimeout(
+            () => reject(new Error(`enqueue timed out after ${ADD_TIMEOUT_MS} ms`)),
+            ADD_TIMEOUT_MS,
+          );
         }),
       ]);
     } finally {
@@ -83,14 +94,19 @@ export class BullMqQueue extends JobQueue {
     });
     worker.on('error', (err) => this.logger.warn(`worker ${name}: ${err.message}`));
     worker.on('failed', (job, err) => {
-      if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) this.logger.error(`${name} ${job.id} failed for good: ${err.message}`);
+      if (job && job.attemptsMade >= (job.opts.attempts ?? 1))
+        this.logger.error(`${name} ${job.id} failed for good: ${err.message}`);
     });
     this.workers.push(worker);
   }
 
   async close(): Promise<void> {
     // Worker.close waits for the jobs in progress
-    await Promise.all(this.workers.map((w) => w.close().catch((e: unknown) => this.logger.warn(`closing a worker: ${String(e)}`))));
+    await Promise.all(
+      this.workers.map((w) =>
+        w.close().catch((e: unknown) => this.logger.warn(`closing a worker: ${String(e)}`)),
+      ),
+    );
     await Promise.all([...this.queues.values()].map((q) => q.close().catch(() => undefined)));
   }
 

@@ -1,6 +1,14 @@
 import { Logger } from '@nestjs/common';
 import type { JobData, JobName } from './job-map';
-import { EnqueueOptions, JOB_ATTEMPTS, JOB_BACKOFF_MS, JobHandler, JobQueue, JobSpec, ProcessOptions } from './job-queue';
+import {
+  EnqueueOptions,
+  JOB_ATTEMPTS,
+  JOB_BACKOFF_MS,
+  JobHandler,
+  JobQueue,
+  JobSpec,
+  ProcessOptions,
+} from './job-queue';
 
 interface Entry {
   name: JobName;
@@ -104,9 +112,13 @@ export class InProcessQueue extends JobQueue {
       entry.attemptsMade++;
       if (entry.attemptsMade < JOB_ATTEMPTS && !this.closing) {
         retryIn = JOB_BACKOFF_MS * 2 ** (entry.attemptsMade - 1);
-        this.logger.warn(`${entry.jobId} failed (attempt ${entry.attemptsMade}), retrying in ${retryIn} ms: ${String(err)}`);
+        this.logger.warn(
+          `${entry.jobId} failed (attempt ${entry.attemptsMade}), retrying in ${retryIn} ms: ${String(err)}`,
+        );
       } else {
-        this.logger.error(`${entry.jobId} failed for good after ${entry.attemptsMade} attempts: ${String(err)}`);
+        this.logger.error(
+          `${entry.jobId} failed for good after ${entry.attemptsMade} attempts: ${String(err)}`,
+        );
       }
     } finally {
       lane.running--;

@@ -47,5 +47,8 @@ export class QueueService extends JobQueue implements BeforeApplicationShutdown 
 }
 
 @Global()
-@Module({ providers: [QueueService, { provide: JobQueue, useExisting: QueueService }], exports: [QueueService, JobQueue] })
+@Module({
+  providers: [QueueService, { provide: JobQueue, useExisting: QueueService }],
+  exports: [QueueService, JobQueue],
+})
 export class QueueModule {}

@@ -8,7 +8,14 @@ import type { Readable } from 'stream';
 import { Transform } from 'stream';
 import { pipeline } from 'stream/promises';
 import type { AppConfig } from '../../config/config.schema';
-import { encodeKey, ObjectServing, ObjectStorage, PresignedPut, PresignPutInput, ServeTarget } from './object-storage';
+import {
+  encodeKey,
+  ObjectServing,
+  ObjectStorage,
+  PresignedPut,
+  PresignPutInput,
+  ServeTarget,
+} from './object-storage';
 import { UploadGrant, UploadSigner } from './upload-signer';
 
 export class UploadSizeError extends Error {}
@@ -49,7 +56,12 @@ export class LocalObjectStorage extends ObjectStorage {
     const expires = Math.floor(Date.now() / 1000) + input.expiresInSeconds;
     return {
       // the base URL is read per call: tests learn it only after listen()
-      url: this.uploadUrl({ key: input.key, contentType: input.contentType, size: input.contentLength, expires }),
+      url: this.uploadUrl({
+        key: input.key,
+        contentType: input.contentType,
+        size: input.contentLength,
+        expires,
+      }),
       headers: { 'Content-Type': input.contentType },
       expiresAt: new Date(expires * 1000),
     };
@@ -72,7 +84,8 @@ export class LocalObjectStorage extends ObjectStorage {
     const counter = new Transform({
       transform(chunk: Buffer, _enc, done) {
         received += chunk.length;
-        if (received > size) return done(new UploadSizeError(`the body is longer than the declared ${size} bytes`));
+        if (received > size)
+          return done(new UploadSizeError(`the body is longer than the declared ${size} bytes`));
         md5.update(chunk);
         done(null, chunk);
       },

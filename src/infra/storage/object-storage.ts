@@ -68,7 +68,12 @@ export function decodeKeyPath(rawPath: string): string | null {
 }
 
 /** Images are shown inline; everything else downloads (`Content-Disposition: attachment`). */
-export const INLINE_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/gif']);
+export const INLINE_TYPES: ReadonlySet<string> = new Set([
+  'image/jpeg',
+  'image/png',
+  'image/webp',
+  'image/gif',
+]);
 
 /** RFC 6266 `Content-Disposition` with an ASCII fallback and the UTF-8 name. */
 export function contentDisposition(contentType: string, filename: string): string {

@@ -1,7 +1,14 @@
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { AppConfig } from '../../config/config.schema';
-import { contentDisposition, ObjectServing, ObjectStorage, PresignedPut, PresignPutInput, ServeTarget } from './object-storage';
+import {
+  contentDisposition,
+  ObjectServing,
+  ObjectStorage,
+  PresignedPut,
+  PresignPutInput,
+  ServeTarget,
+} from './object-storage';
 
 /** How long the redirect of `GET /files/<key>` to the bucket stays valid. */
 const GET_URL_SECONDS = 300;
@@ -13,7 +20,10 @@ export function createS3Client(config: AppConfig): S3Client {
     forcePathStyle: config.SERVICE_S3_FORCE_PATH_STYLE,
     credentials:
       config.SERVICE_S3_ACCESS_KEY_ID && config.SERVICE_S3_SECRET_ACCESS_KEY
-        ? { accessKeyId: config.SERVICE_S3_ACCESS_KEY_ID, secretAccessKey: config.SERVICE_S3_SECRET_ACCESS_KEY }
+        ? {
+            accessKeyId: config.SERVICE_S3_ACCESS_KEY_ID,
+            secretAccessKey: config.SERVICE_S3_SECRET_ACCESS_KEY,
+          }
         : undefined, // the SDK's default chain: environment, profile, instance role
     // no CRC32 checksum parameters in presigned URLs: browsers and most S3-compatible stores cannot honour them
     requestChecksumCalculation: 'WHEN_REQUIRED',
@@ -68,7 +78,10 @@ export class S3ObjectStorage extends ObjectStorage {
       ResponseContentType: serving.contentType,
       ResponseContentDisposition: contentDisposition(serving.contentType, serving.filename),
     });
-    return { kind: 'redirect', url: await getSignedUrl(this.client, command, { expiresIn: GET_URL_SECONDS }) };
+    return {
+      kind: 'redirect',
+      url: await getSignedUrl(this.client, command, { expiresIn: GET_URL_SECONDS }),
+    };
   }
 
   close(): void {

@@ -21,14 +21,18 @@ class StorageLifecycle implements OnApplicationShutdown {
   constructor(private readonly storage: ObjectStorage) {}
 
   onApplicationShutdown(): void {
-    if (this.storage instanceof LocalObjectStorage || this.storage instanceof S3ObjectStorage) this.storage.close();
+    if (this.storage instanceof LocalObjectStorage || this.storage instanceof S3ObjectStorage)
+      this.storage.close();
   }
 }
 
 /** The configured object store (SERVICE_STORAGE_DRIVER). */
 @Global()
 @Module({
-  providers: [{ provide: ObjectStorage, inject: [APP_CONFIG], useFactory: createObjectStorage }, StorageLifecycle],
+  providers: [
+    { provide: ObjectStorage, inject: [APP_CONFIG], useFactory: createObjectStorage },
+    StorageLifecycle,
+  ],
   exports: [ObjectStorage],
 })
 export class StorageModule {}

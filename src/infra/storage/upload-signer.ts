@@ -19,30 +19,46 @@ export class UploadSigner {
   private readonly key: Buffer;
 
   constructor(encryptionKey: Buffer) {
-    this.key = Buffer.from(hkdfSync('sha256', encryptionKey, Buffer.alloc(0), 'chat-service/local-uploads/v1', 32));
+    this.key = Buffer.from(
+      hkdfSync('sha256', encryptionKey, Buffer.alloc(0), 'chat-service/local-uploads/v1', 32),
+    );
   }
 
   /** The query string (without `?`) of an upload URL. */
   query(g: UploadGrant): string {
-    const q = new URLSearchParams({ expires: String(g.expires), size: String(g.size), type: g.contentType, sig: this.mac(g) });
+    const q = new URLSearchParams({
+      expires: String(g.expires),
+      size: String(g.size),
+      type: g.contentType,
+      sig: this.mac(g),
+    });
     return q.toString();
   }
 
   check(key: string, query: Record<string, unknown>, nowSeconds = Math.floor(Date.now() / 1000)): GrantCheck {
     const { expires, size, type, sig } = query;
-    if (typeof expires !== 'string' || typeof size !== 'string' || typeof type !== 'string' || typeof sig !== 'string') {
+    if (
+      typeof expires !== 'string' ||
+      typeof size !== 'string' ||
+      typeof type !== 'string' ||
+      typeof sig !== 'string'
+    ) {
       return { ok: false, reason: 'invalid' };
     }
-    if (!/^\d{1,12}$/.test(expires) || !/^\d{1,15}$/.test(size) || type.length > 255) return { ok: false, reason: 'invalid' };
+    if (!/^\d{1,12}$/.test(expires) || !/^\d{1,15}$/.test(size) || type.length > 255)
+      return { ok: false, reason: 'invalid' };
     const grant: UploadGrant = { key, contentType: type, size: Number(size), expires: Number(expires) };
     const expected = Buffer.from(this.mac(grant));
     const given = Buffer.from(sig);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'invalid' };
+    if (given.length !== expected.length || !timingSafeEqual(given, expected))
+      return { ok: false, reason: 'invalid' };
     if (grant.expires < nowSeconds) return { ok: false, reason: 'expired' };
     return { ok: true, grant };
   }
 
   private mac(g: UploadGrant): string {
-    return createHmac('sha256', this.key).update(['PUT', g.key, String(g.expires), g.contentType, String(g.size)].join('\n')).digest('base64url');
+    return createHmac('sha256', this.key)
+      .update(['PUT', g.key, String(g.expires), g.contentType, String(g.size)].join('\n'))
+      .digest('base64url');
   }
 }

@@ -1,6 +1,24 @@
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsOptional,
+  IsString,
+  MaxLength,
+  MinLength,
+} from 'class-validator';
 import { ListQueryDto } from '../../common/http/list-query.dto';
-import { DELIVERY_STATUSES, DeliveryStatus, SIGNING_MODES, SigningMode, WEBHOOK_EVENTS, WebhookEvent } from '../webhook-events';
+import {
+  DELIVERY_STATUSES,
+  DeliveryStatus,
+  SIGNING_MODES,
+  SigningMode,
+  WEBHOOK_EVENTS,
+  WebhookEvent,
+} from '../webhook-events';
 
 const EVENTS_MESSAGE = `each value must be one of ${WEBHOOK_EVENTS.join(', ')}`;
 

@@ -1,0 +1,91 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+
+export type AuditAction = 'flag' | 'mask' | 'reject' | 'auto_mute';
+
+export interface AuditRow {
+  id: string;
+  channel_id: string;
+  user_id: string;
+  message_id: string | null;
+  rule: string;
+  action: AuditAction;
+  excerpt: string;
+  created_at: Date;
+}
+
+export interface NewAuditRow {
+  id: string;
+  workspaceId: string;
+  channelId: string;
+  channelExternalId: string;
+  userId: string;
+  messageId: string | null;
+  rule: string;
+  action: AuditAction;
+  excerpt: string;
+}
+
+export interface AuditFilter {
+  userExternalId?: string;
+  /** Rows of this channel id. */
+  channelId?: string;
+  /** A channel that no longer exists: rows whose stored id or external id is this value. */
+  channelRef?: string;
+  rule?: string;
+  beforeId?: string;
+  limit: number;
+}
+
+const COLUMNS = `id, channel_id, user_id, message_id, rule, action, excerpt, created_at`;
+
+@Injectable()
+export class ModerationAuditRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /** In the caller's transaction; the user's external id is copied so the trail outlives the user. */
+  async insert(m: EntityManager, rows: readonly NewAuditRow[]): Promise<void> {
+    if (!rows.length) return;
+    await m.query(
+      `INSERT INTO moderation_audit
+         (id, workspace_id, channel_id, channel_external_id, user_id, user_external_id, message_id, rule, action, excerpt)
+       SELECT r.id, r.workspace_id, r.channel_id, r.channel_external_id, r.user_id,
+              COALESCE((SELECT u.external_id FROM users u WHERE u.id = r.user_id), ''),
+              r.message_id, r.rule, r.action, r.excerpt
+       FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::uuid[], $6::uuid[], $7::text[], $8::text[], $9::text[])
+         AS r(id, workspace_id, channel_id, channel_external_id, user_id, message_id, rule, action, excerpt)`,
+      [
+        rows.map((r) => r.id),
+        rows.map((r) => r.workspaceId),
+        rows.map((r) => r.channelId),
+        rows.map((r) => r.channelExternalId),
+        rows.map((r) => r.userId),
+        rows.map((r) => r.messageId),
+        rows.map((r) => r.rule),
+        rows.map((r) => r.action),
+        rows.map((r) => r.excerpt),
+      ],
+    );
+  }
+
+  /** Newest first (ids are UUIDv7), `limit` rows. */
+  async list(workspaceId: string, f: AuditFilter): Promise<AuditRow[]> {
+    const where = ['workspace_id = $1'];
+    const params: unknown[] = [workspaceId];
+    const add = (sql: (n: string) => string, value: unknown) => {
+      params.push(value);
+      where.push(sql(`$${params.length}`));
+    };
+    if (f.userExternalId !== undefined) add((n) => `user_external_id = ${n}`, f.userExternalId);
+    if (f.channelId !== undefined) add((n) => `channel_id = ${n}::uuid`, f.channelId);
+    if (f.channelRef !== undefined)
+      add((n) => `(channel_id::text = ${n} OR channel_external_id = ${n})`, f.channelRef);
+    if (f.rule !== undefined) add((n) => `rule = ${n}`, f.rule);
+    if (f.beforeId !== undefined) add((n) => `id < ${n}::uuid`, f.beforeId);
+    params.push(f.limit);
+    return this.db.query(
+      `SELECT ${COLUMNS} FROM moderation_audit WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT $${params.length}`,
+      params,
+    );
+  }
+}

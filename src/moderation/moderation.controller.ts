@@ -1,0 +1,23 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Auth } from '../common/auth/auth.decorator';
+import { BackendPrincipal, CurrentPrincipal } from '../common/auth/principal';
+import { AuditQueryDto } from './dto/audit-query.dto';
+import { ModerationAuditService } from './moderation-audit.service';
+
+@ApiTags('moderation')
+@Auth('backend')
+@Controller('v1/moderation')
+export class ModerationController {
+  constructor(private readonly audit: ModerationAuditService) {}
+
+  /**
+   * The moderation audit trail, newest first: `{entries: [{id, channel_id, user_id, message_id, rule,
+   * action, excerpt, created_at}], has_more, next_cursor}`. One entry per rule that acted on a message
+   * (action flag, mask or reject) and one per automatic mute (action auto_mute).
+   */
+  @Get('audit')
+  list(@CurrentPrincipal() p: BackendPrincipal, @Query() q: AuditQueryDto) {
+    return this.audit.list(p.workspaceId, q);
+  }
+}

@@ -1,0 +1,27 @@
+import { Module } from '@nestjs/common';
+import { ChannelsModule } from '../channels/channels.module';
+import { MessageModeration } from '../messages/message-moderation';
+import { MutesModule } from '../mutes/mutes.module';
+import { ModerationAuditRepository } from './moderation-audit.repository';
+import { ModerationAuditService } from './moderation-audit.service';
+import { moderationCounterProvider } from './moderation-counter';
+import { ModerationController } from './moderation.controller';
+import { ModerationService } from './moderation.service';
+
+/**
+ * Automatic moderation: binds the messages feature's `MessageModeration` seam to the rule engine and
+ * serves the audit trail. Imported by MessagesModule (the only consumer of the seam).
+ */
+@Module({
+  imports: [ChannelsModule, MutesModule],
+  controllers: [ModerationController],
+  providers: [
+    ModerationAuditRepository,
+    ModerationAuditService,
+    ModerationService,
+    moderationCounterProvider,
+    { provide: MessageModeration, useExisting: ModerationService },
+  ],
+  exports: [MessageModeration],
+})
+export class ModerationModule {}

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { ChannelsModule } from '../channels/channels.module';
+import { MessageViewsModule } from '../messages/message-views.module';
+import { SearchController } from './search.controller';
+import { SearchRepository } from './search.repository';
+import { SearchService } from './search.service';
+
+/** Full-text search over messages (CONTRACT §8, docs/SEARCH.md). The index lives in the database. */
+@Module({
+  imports: [ChannelsModule, MessageViewsModule],
+  controllers: [SearchController],
+  providers: [SearchRepository, SearchService],
+})
+export class SearchModule {}
