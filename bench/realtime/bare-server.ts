@@ -42,6 +42,11 @@ io.adapter(createAdapter(pub, sub, { key: process.env.ADAPTER_KEY! }));
 
 const send = (m: FromServer) => process.send?.(m);
 process.on('message', (m: ToServer) => {
+  if (m.cmd === 'cpu') {
+    const u = process.cpuUsage();
+    send({ type: 'cpu', id: m.id, micros: u.user + u.system });
+    return;
+  }
   if (m.cmd !== 'mem') return;
   const g = (globalThis as { gc?: () => void }).gc;
   g?.();

@@ -8,6 +8,10 @@ import type { FromClients, SocketTarget, ToClients } from './protocol';
 
 const MAX_MS = 60_000;
 
+const cpuMicros = () => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
 const send = (m: FromClients) => process.send?.(m);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -32,6 +36,7 @@ interface Phase {
   firstAt: number;
   lastAt: number;
   payloadBytes: number;
+  cpuAt: number;
 }
 let cur: Phase | null = null;
 const lateByPhase: Record<number, number> = {};
@@ -189,6 +194,7 @@ function report(failed: number[]): void {
     seqJumps,
     lostEverywhere,
     lateByPhase,
+    cpuMs: (cpuMicros() - p.cpuAt) / 1000,
   });
 }
 
@@ -215,6 +221,7 @@ process.on('message', (m: ToClients) => {
         firstAt: 0,
         lastAt: 0,
         payloadBytes: 0,
+        cpuAt: cpuMicros(),
       };
       send({ type: 'phase-ready', phase: m.phase });
       break;

@@ -54,6 +54,8 @@ export interface PhaseReport {
   lostEverywhere: number[];
   /** events of earlier phases received after their report, by phase */
   lateByPhase: Record<number, number>;
+  /** CPU time of the clients process since the phase began, ms */
+  cpuMs: number;
 }
 
 export type FromClients =
@@ -64,7 +66,9 @@ export type FromClients =
   | PhaseReport
   | { type: 'closed' };
 
-export type ToServer = { cmd: 'mem'; id: number };
+export type ToServer = { cmd: 'mem'; id: number } | { cmd: 'cpu'; id: number };
 export type FromServer =
   | { type: 'ready'; port: number }
-  | { type: 'mem'; id: number; rss: number; heapUsed: number; sockets: number };
+  | { type: 'mem'; id: number; rss: number; heapUsed: number; sockets: number }
+  /** process.cpuUsage(), user + system, in microseconds */
+  | { type: 'cpu'; id: number; micros: number };

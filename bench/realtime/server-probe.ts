@@ -7,6 +7,11 @@ import type { FromServer, ToServer } from './protocol';
 
 if (process.send) {
   process.on('message', (m: ToServer) => {
+    if (m?.cmd === 'cpu') {
+      const u = process.cpuUsage();
+      process.send?.({ type: 'cpu', id: m.id, micros: u.user + u.system } satisfies FromServer);
+      return;
+    }
     if (m?.cmd !== 'mem') return;
     const g = (globalThis as { gc?: () => void }).gc;
     g?.();

@@ -2,13 +2,13 @@ import { Module } from '@nestjs/common';
 import { UsersModule } from '../users/users.module';
 import { ChannelAccess } from './channel-access.service';
 import { ChannelsController } from './channels.controller';
-import { ChannelsRepository } from './channels.repository';
+import { ChannelMembershipModule } from './channel-membership.module';
 import { ChannelsService } from './channels.service';
 
 @Module({
-  imports: [UsersModule],
+  imports: [UsersModule, ChannelMembershipModule],
   controllers: [ChannelsController],
-  providers: [ChannelsRepository, ChannelAccess, ChannelsService],
-  exports: [ChannelsRepository, ChannelAccess, ChannelsService],
+  providers: [ChannelAccess, ChannelsService],
+  exports: [ChannelMembershipModule, ChannelAccess, ChannelsService],
 })
 export class ChannelsModule {}

@@ -30,7 +30,7 @@ export interface MemberRow {
   last_delivered_at: Date;
 }
 
-const CHANNEL_COLUMNS =
+export const CHANNEL_COLUMNS =
   'c.id, c.workspace_id, c.type, c.external_id, c.name, c.avatar_url, c.created_by, c.last_message_at, c.created_at, c.updated_at';
 
 @Injectable()
@@ -64,6 +64,16 @@ export class ChannelsRepository {
       [channelId],
     );
     return rows[0] ?? null;
+  }
+
+  /** Every channel the user belongs to, locked in id order (the order that keeps multi-channel lockers deadlock-free). */
+  async lockChannelsOf(m: EntityManager, workspaceId: string, userId: string): Promise<ChannelRow[]> {
+    return m.query(
+      `SELECT ${CHANNEL_COLUMNS} FROM channels c
+        WHERE c.workspace_id = $1 AND c.id IN (SELECT cm.channel_id FROM channel_members cm WHERE cm.user_id = $2)
+        ORDER BY c.id FOR UPDATE OF c`,
+      [workspaceId, userId],
+    );
   }
 
   /** Inserts a channel; null when a direct channel for the pair already exists. */

@@ -10,6 +10,7 @@ import { EventLogService } from '../events/event-log.service';
 import type { ChannelPayload } from '../events/event-types';
 import { UsersRepository, UserRow } from '../users/users.repository';
 import { ChannelAccess } from './channel-access.service';
+import { ChannelMembership } from './channel-membership';
 import { PresenceReader } from './presence-reader';
 import { ChannelRow, ChannelsRepository, MemberRow } from './channels.repository';
 import { CreateChannelDto, ListChannelsQueryDto, UpdateChannelDto } from './dto/channel.dto';
@@ -35,6 +36,7 @@ export class ChannelsService {
     private readonly users: UsersRepository,
     private readonly events: EventLogService,
     private readonly presenceReader: PresenceReader,
+    private readonly membership: ChannelMembership,
   ) {}
 
   async create(
@@ -177,7 +179,7 @@ export class ChannelsService {
   async addMembers(actor: Actor, ref: string, externalIds: string[]): Promise<ChannelPayload> {
     return this.db.transaction(async (m) => {
       const channel = await this.access.resolve(actor.workspaceId, ref, m, true);
-      await this.authorize(m, actor, channel, 'manage');
+      const me = await this.authorize(m, actor, channel, 'manage');
       if (channel.type === 'direct')
         throw AppError.validation('member_external_ids', 'direct channels cannot change members');
       const wanted = [...new Set(externalIds)];
@@ -204,6 +206,13 @@ export class ChannelsService {
           audience: [u.id],
         });
       }
+      if (added.length && (await this.membership.noticesEnabled(m, actor.workspaceId))) {
+        const notice = this.membership.addedNotice(
+          me,
+          wanted.map((x) => users.get(x)!).filter((u) => added.includes(u.id)),
+        );
+        await this.membership.postNotice(m, actor.workspaceId, channel, notice);
+      }
       return this.view(m, channel);
     });
   }
@@ -213,7 +222,7 @@ export class ChannelsService {
       const channel = await this.access.resolve(actor.workspaceId, ref, m, true);
       const wanted = [...new Set(externalIds)];
       const onlySelf = actor.kind === 'user' && wanted.length === 1 && wanted[0] === actor.externalId;
-      await this.authorize(m, actor, channel, onlySelf ? 'member' : 'manage');
+      const me = await this.authorize(m, actor, channel, onlySelf ? 'member' : 'manage');
       if (channel.type === 'direct')
         throw AppError.validation('member_external_ids', 'direct channels cannot change members');
       const users = await this.requireUsers(m, actor.workspaceId, wanted);
@@ -238,7 +247,15 @@ export class ChannelsService {
           audience: [u.id],
         });
       }
-      if (removed.length) await this.ensureAnAdmin(m, actor.workspaceId, channel);
+      if (removed.length && (await this.membership.noticesEnabled(m, actor.workspaceId))) {
+        const notice = this.membership.removedNotice(
+          me,
+          wanted.map((x) => users.get(x)!).filter((u) => removed.includes(u.id)),
+          onlySelf,
+        );
+        await this.membership.postNotice(m, actor.workspaceId, channel, notice);
+      }
+      if (removed.length) await this.membership.ensureAnAdmin(m, actor.workspaceId, channel);
     });
   }
 
@@ -269,26 +286,6 @@ export class ChannelsService {
         },
       });
       return this.view(m, channel);
-    });
-  }
-
-  /** After someone leaves: a group that still has members but no admin gets its earliest-joined member promoted. */
-  private async ensureAnAdmin(m: EntityManager, workspaceId: string, channel: ChannelRow): Promise<void> {
-    const members = await this.repo.members(m, [channel.id]);
-    if (!members.length || members.some((x) => x.role === 'admin')) return;
-    const next = members[0]!; // ordered by joined_at
-    await this.repo.setRole(m, channel.id, next.user_id, 'admin');
-    await this.events.append(m, {
-      workspaceId,
-      channelId: channel.id,
-      type: 'member.role_changed',
-      payload: {
-        channel_id: channel.id,
-        channel_external_id: channel.external_id,
-        user_id: next.user_id,
-        external_id: next.external_id,
-        role: 'admin',
-      },
     });
   }
 

@@ -22,6 +22,17 @@ export class ActingUsers {
     userExternalId: string | undefined,
     m?: EntityManager,
   ): Promise<ActingUser> {
+    if (p.kind === 'user') return this.accept(p, userExternalId, null);
+    if (!userExternalId) return this.accept(p, userExternalId, null);
+    const user = await this.users.findByExternalId(p.workspaceId, userExternalId, m);
+    return this.accept(p, userExternalId, user);
+  }
+
+  /**
+   * The same rules when the caller has already looked the backend's user up (`found`, or null when
+   * there is no such user): a user token is itself; a backend key must name a known user.
+   */
+  accept(p: WorkspacePrincipal, userExternalId: string | undefined, found: ActingUser | null): ActingUser {
     if (p.kind === 'user') {
       if (userExternalId !== undefined && userExternalId !== p.externalId) {
         throw AppError.validation('user_external_id', 'is only for backend keys');
@@ -29,8 +40,7 @@ export class ActingUsers {
       return { id: p.userId, external_id: p.externalId };
     }
     if (!userExternalId) throw AppError.validation('user_external_id', 'is required with a workspace key');
-    const user = await this.users.findByExternalId(p.workspaceId, userExternalId, m);
-    if (!user) throw AppError.validation('user_external_id', `unknown user ${userExternalId}`);
-    return { id: user.id, external_id: user.external_id };
+    if (!found) throw AppError.validation('user_external_id', `unknown user ${userExternalId}`);
+    return { id: found.id, external_id: found.external_id };
   }
 }

@@ -5,6 +5,7 @@ import type { AppConfig } from '../config/config.schema';
 import { AppError } from '../common/errors/app-error';
 import { DEFAULT_ALLOWED_ATTACHMENT_TYPES, IMAGE_TYPES, mimeTypeOfUrl } from './attachment-types';
 import type { AttachmentView } from './message-view.service';
+import { AttachmentLookup } from '../attachments/attachment-lookup';
 
 export interface ResolvedAttachment {
   type: 'image' | 'file';
@@ -14,24 +15,31 @@ export interface ResolvedAttachment {
 
 /**
  * Turns an attachment URL (already known to start with the public base URL) into the message type and
- * its metadata. The attachments feature replaces the default with one that reads its presign records.
+ * its metadata.
  */
 export abstract class MessageAttachments {
   abstract resolve(m: EntityManager, workspaceId: string, url: string): Promise<ResolvedAttachment>;
 }
 
-/** Until presign records exist: the type follows the URL's file extension; no metadata. */
+/**
+ * A key this service presigned carries its recorded type, size and name; any other URL under the
+ * public base (uploaded some other way) gets its type from the file extension and no metadata.
+ */
 @Injectable()
-export class ExtensionAttachments extends MessageAttachments {
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+export class PresignedAttachments extends MessageAttachments {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly lookup: AttachmentLookup,
+  ) {
     super();
   }
 
-  async resolve(_m: EntityManager, _workspaceId: string, url: string): Promise<ResolvedAttachment> {
-    const mime = mimeTypeOfUrl(url);
+  async resolve(m: EntityManager, workspaceId: string, url: string): Promise<ResolvedAttachment> {
+    const found = await this.lookup.find(workspaceId, url, m);
+    const mime = found?.mime_type ?? mimeTypeOfUrl(url);
     const allowed = this.config.SERVICE_ALLOWED_ATTACHMENT_TYPES ?? DEFAULT_ALLOWED_ATTACHMENT_TYPES;
     if (!allowed.includes(mime))
       throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Attachments of type ${mime} are not allowed`);
-    return { type: IMAGE_TYPES.includes(mime) ? 'image' : 'file', attachment: null };
+    return { type: IMAGE_TYPES.includes(mime) ? 'image' : 'file', attachment: found };
   }
 }

@@ -5,7 +5,7 @@ import { AppError, ErrorDetail } from '../common/errors/app-error';
 import { isUuid } from '../common/ids';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
-import type { MentionRef } from '../events/event-types';
+import type { MentionRef, QuotedMessagePayload } from '../events/event-types';
 import { SendMessageDto } from './dto/send-message.dto';
 import { MessageAttachments } from './message-attachments';
 import type { MessageType, MessageView } from './message-view.service';
@@ -18,6 +18,8 @@ export interface Draft {
   attachmentUrl: string | null;
   attachment: MessageView['attachment'];
   parentId: string | null;
+  /** The parent as the reply quotes it (read with the parent check). */
+  quote: QuotedMessagePayload | null;
   mentions: MentionRef[];
 }
 
@@ -56,14 +58,16 @@ export class MessageRules {
       details.push({ field: 'content', message: 'must not be empty without an attachment' });
 
     let parentId: string | null = null;
+    let quote: QuotedMessagePayload | null = null;
     if (dto.parent_id !== undefined) {
-      const parentChannel = isUuid(dto.parent_id)
-        ? await this.repo.channelOf(m, workspaceId, dto.parent_id)
-        : null;
-      if (parentChannel === null) details.push({ field: 'parent_id', message: 'no such message' });
-      else if (parentChannel !== channel.id)
+      const parent = isUuid(dto.parent_id) ? await this.repo.parent(m, workspaceId, dto.parent_id) : null;
+      if (parent === null) details.push({ field: 'parent_id', message: 'no such message' });
+      else if (parent.channel_id !== channel.id)
         details.push({ field: 'parent_id', message: 'the quoted message is in another channel' });
-      else parentId = dto.parent_id;
+      else {
+        parentId = dto.parent_id;
+        quote = parent.quote;
+      }
     }
 
     const mentions: MentionRef[] = [];
@@ -100,7 +104,7 @@ export class MessageRules {
       attachment = resolved.attachment;
       if (!system) type = resolved.type;
     }
-    return { type, content, attachmentUrl: url, attachment, parentId, mentions };
+    return { type, content, attachmentUrl: url, attachment, parentId, quote, mentions };
   }
 
   /** The URL begins with the public base URL, also once normalised (no `..` escaping it). */

@@ -227,6 +227,49 @@ export class MessageViews {
   }
 }
 
+/** What a send holds once its row is inserted: enough to answer without reading the message back. */
+export interface FreshMessage {
+  id: string;
+  channel: { id: string; external_id: string };
+  user: MessageUserView | null;
+  content: string;
+  type: MessageType;
+  attachment_url: string | null;
+  attachment: AttachmentView | null;
+  parent_id: string | null;
+  quoted_message: QuotedMessagePayload | null;
+  mentions: MentionRef[];
+  created_at: Date;
+}
+
+/**
+ * The view of a message the caller has just inserted, as `render` would answer it at that instant:
+ * no reactions yet, and `sent` (every other member's cursors were set at an earlier database clock
+ * reading than the message's created_at). Saves the send path reading back what it just wrote.
+ */
+export function freshView(f: FreshMessage): MessageView {
+  return {
+    id: f.id,
+    channel_id: f.channel.id,
+    channel_external_id: f.channel.external_id,
+    user_id: f.user?.id ?? null,
+    user: f.user,
+    content: f.content,
+    type: f.type,
+    attachment_url: f.attachment_url,
+    attachment: f.attachment,
+    ...(f.parent_id && f.quoted_message ? { parent_id: f.parent_id, quoted_message: f.quoted_message } : {}),
+    ...(f.mentions.length
+      ? { mentions: f.mentions.map((x) => ({ user_id: x.user_id, external_id: x.external_id, name: x.name })) }
+      : {}),
+    reactions: [],
+    receipt_status: 'sent',
+    created_at: isoNotNull(f.created_at),
+    edited_at: null,
+    deleted_at: null,
+  };
+}
+
 function receiptStatus(
   r: MessageRow,
   cursorsOf: Map<string, CursorRow[]>,

@@ -5,26 +5,25 @@ import { ModerationModule } from '../moderation/moderation.module';
 import { MutesModule } from '../mutes/mutes.module';
 import { UsersModule } from '../users/users.module';
 import { ActingUsers } from './acting-user.service';
-import { ExtensionAttachments, MessageAttachments } from './message-attachments';
+import { MessageAttachments, PresignedAttachments } from './message-attachments';
+import { AttachmentsModule } from '../attachments/attachments.module';
 import { MessageHistoryService } from './message-history.service';
 import { MessageRules } from './message-rules';
 import { MessageViewsModule } from './message-views.module';
 import { MessagesController } from './messages.controller';
-import { MessagesRepository } from './messages.repository';
 import { MessagesService } from './messages.service';
 
 @Module({
-  imports: [MessageViewsModule, ChannelsModule, UsersModule, MutesModule, BlocksModule, ModerationModule],
+  imports: [MessageViewsModule, ChannelsModule, UsersModule, MutesModule, BlocksModule, ModerationModule, AttachmentsModule],
   controllers: [MessagesController],
   providers: [
-    MessagesRepository,
     MessagesService,
     MessageHistoryService,
     MessageRules,
     ActingUsers,
     // seams for later features: attachments binds its own implementation here; ModerationModule provides MessageModeration
-    { provide: MessageAttachments, useClass: ExtensionAttachments },
+    { provide: MessageAttachments, useClass: PresignedAttachments },
   ],
-  exports: [MessageViewsModule, MessagesRepository, MessagesService, ActingUsers],
+  exports: [MessageViewsModule, MessagesService, ActingUsers],
 })
 export class MessagesModule {}

@@ -1,7 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { CHANNEL_COLUMNS, ChannelRow } from '../channels/channels.repository';
+import type { QuotedMessagePayload } from '../events/event-types';
 import { exactTime } from '../infra/database/sql';
-import type { AttachmentView, MessageType } from './message-view.service';
+import { QUOTE_MAX_CODE_POINTS } from './message-view.service';
+import type { AttachmentView, MessageType, MessageUserView } from './message-view.service';
 
 /** What the write paths (edit, unsend, react) need to know about a message. */
 export interface MessageHead {
@@ -28,6 +31,32 @@ export interface NewMessage {
   attachment: AttachmentView | null;
   parentId: string | null;
   idempotencyKey: string | null;
+}
+
+/** What `insert` answers. */
+export interface InsertedMessage {
+  /** False when the sender is not (any more) a member: nothing was inserted. */
+  member: boolean;
+  /** Null when nothing was inserted (an idempotency key already used, or not a member). */
+  id: string | null;
+  created_at: Date | null;
+}
+
+/** A parent message: its channel and the quote a reply to it carries. */
+export interface ParentRow {
+  channel_id: string;
+  quote: QuotedMessagePayload;
+}
+
+/** `sendContext`'s answer. */
+export interface SendContext {
+  channel: ChannelRow;
+  /** The sender's user row, null when there is none (a system message, or an unknown external id). */
+  sender: MessageUserView | null;
+  member: boolean;
+  muted: boolean;
+  /** The message the idempotency key already names, if any. */
+  replayId: string | null;
 }
 
 /** A history row: the id and the exact sort key (microseconds) for the next cursor. */
@@ -77,13 +106,90 @@ export class MessagesRepository {
     return rows[0]?.id ?? null;
   }
 
-  /** The channel of a message of this workspace (for parent validation); null when there is none. */
-  async channelOf(m: EntityManager, workspaceId: string, id: string): Promise<string | null> {
-    const rows: { channel_id: string }[] = await m.query(
-      `SELECT channel_id FROM messages WHERE workspace_id = $1 AND id = $2`,
+  /**
+   * A message of this workspace as a reply quotes it (for parent validation and the reply's
+   * quoted_message); null when there is none.
+   */
+  async parent(m: EntityManager, workspaceId: string, id: string): Promise<ParentRow | null> {
+    const rows: (Omit<ParentRow, 'quote'> & { p_id: string; p_user_id: string | null; p_user_name: string | null;
+      p_content: string; p_type: string; p_deleted: boolean })[] = await m.query(
+      `SELECT p.channel_id, p.id AS p_id, p.user_id AS p_user_id, pu.name AS p_user_name,
+              left(p.content, ${QUOTE_MAX_CODE_POINTS}) AS p_content, p.type AS p_type, p.deleted_at IS NOT NULL AS p_deleted
+         FROM messages p LEFT JOIN users pu ON pu.id = p.user_id
+        WHERE p.workspace_id = $1 AND p.id = $2`,
       [workspaceId, id],
     );
-    return rows[0]?.channel_id ?? null;
+    const r = rows[0];
+    if (!r) return null;
+    return {
+      channel_id: r.channel_id,
+      quote: {
+        id: r.p_id,
+        user_id: r.p_user_id,
+        user_name: r.p_user_name,
+        content: r.p_deleted ? '' : r.p_content,
+        type: r.p_type,
+        deleted: r.p_deleted,
+      },
+    };
+  }
+
+  /**
+   * Everything a send checks before it persists, in one round trip: the channel (by id, tried first,
+   * or external_id), the sender (by id for a user token, by external id for a backend key), whether the
+   * sender is a member and muted, and the message an idempotency key already names. The caller applies
+   * CONTRACT §7's check order to the answer. Null when the channel is not in the workspace.
+   */
+  async sendContext(
+    m: EntityManager,
+    workspaceId: string,
+    channelRef: string,
+    refIsId: boolean,
+    sender: { id: string } | { externalId: string } | null,
+    idempotencyKey: string | null,
+  ): Promise<SendContext | null> {
+    const rows: (ChannelRow & {
+      s_id: string | null;
+      s_external_id: string | null;
+      s_name: string | null;
+      s_avatar_url: string | null;
+      s_member: boolean;
+      s_muted: boolean;
+      replay_id: string | null;
+    })[] = await m.query(
+      `WITH ch AS (
+         SELECT ${CHANNEL_COLUMNS} FROM channels c
+          WHERE c.workspace_id = $1 AND (c.id = $2::uuid OR c.external_id = $3)
+          ORDER BY (c.id = $2::uuid) DESC NULLS LAST LIMIT 1),
+       s AS (
+         SELECT u.id, u.external_id, u.name, u.avatar_url FROM users u
+          WHERE u.workspace_id = $1 AND (u.id = $4::uuid OR u.external_id = $5))
+       SELECT ch.*, s.id AS s_id, s.external_id AS s_external_id, s.name AS s_name, s.avatar_url AS s_avatar_url,
+              EXISTS (SELECT 1 FROM channel_members cm WHERE cm.channel_id = ch.id AND cm.user_id = s.id) AS s_member,
+              EXISTS (SELECT 1 FROM mutes mu WHERE mu.workspace_id = $1 AND mu.user_id = s.id
+                         AND (mu.until IS NULL OR mu.until > clock_timestamp())) AS s_muted,
+              (SELECT msg.id FROM messages msg WHERE msg.workspace_id = $1 AND $6::text IS NOT NULL
+                  AND msg.sender_key = COALESCE(s.id::text, 'system') AND msg.idempotency_key = $6::text) AS replay_id
+         FROM ch LEFT JOIN s ON true`,
+      [
+        workspaceId,
+        refIsId ? channelRef : null,
+        channelRef,
+        sender && 'id' in sender ? sender.id : null,
+        sender && 'externalId' in sender ? sender.externalId : null,
+        idempotencyKey,
+      ],
+    );
+    const r = rows[0];
+    if (!r) return null;
+    const { s_id, s_external_id, s_name, s_avatar_url, s_member, s_muted, replay_id, ...channel } = r;
+    return {
+      channel,
+      sender: s_id ? { id: s_id, external_id: s_external_id!, name: s_name, avatar_url: s_avatar_url } : null,
+      member: s_member,
+      muted: s_muted,
+      replayId: replay_id,
+    };
   }
 
   /** Members of the channel among these external ids. */
@@ -100,20 +206,26 @@ export class MessagesRepository {
 
   /**
    * Inserts the message stamped with clock_timestamp() (the caller holds the channel lock, so created_at
-   * order is commit order within the channel) and advances the channel's last_message_at. Null when
+   * order is commit order within the channel) and advances the channel's last_message_at, in one round
+   * trip. The sender's membership is checked by the same statement, which runs after the lock was taken,
+   * so a concurrent removal is seen: `member` false and nothing inserted. `id` is null when
    * (sender, idempotency_key) already exists: the caller answers that message as a replay.
    */
-  async insert(m: EntityManager, msg: NewMessage): Promise<string | null> {
-    const rows: { id: string }[] = await m.query(
-      `WITH ins AS (
+  async insert(m: EntityManager, msg: NewMessage): Promise<InsertedMessage> {
+    const rows: InsertedMessage[] = await m.query(
+      `WITH mem AS (
+         SELECT $4::uuid IS NULL OR EXISTS (SELECT 1 FROM channel_members WHERE channel_id = $3::uuid AND user_id = $4::uuid) AS ok),
+       ins AS (
          INSERT INTO messages (id, workspace_id, channel_id, user_id, sender_key, type, content, attachment_url, attachment,
                                parent_id, idempotency_key, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, clock_timestamp())
+         SELECT $1::uuid, $2::uuid, $3::uuid, $4::uuid, $5::text, $6::text, $7::text, $8::text, $9::jsonb, $10::uuid, $11::text,
+                clock_timestamp()
+           FROM mem WHERE mem.ok
          ON CONFLICT ON CONSTRAINT messages_idempotency DO NOTHING
          RETURNING id, created_at),
        touched AS (
-         UPDATE channels c SET last_message_at = GREATEST(c.last_message_at, ins.created_at) FROM ins WHERE c.id = $3 RETURNING c.id)
-       SELECT ins.id FROM ins`,
+         UPDATE channels c SET last_message_at = GREATEST(c.last_message_at, ins.created_at) FROM ins WHERE c.id = $3::uuid RETURNING c.id)
+       SELECT mem.ok AS member, ins.id, ins.created_at FROM mem LEFT JOIN ins ON true`,
       [
         msg.id,
         msg.workspaceId,
@@ -128,7 +240,7 @@ export class MessagesRepository {
         msg.idempotencyKey,
       ],
     );
-    return rows[0]?.id ?? null;
+    return rows[0] ?? { member: false, id: null, created_at: null };
   }
 
   async insertMentions(

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ChannelAccess } from '../channels/channel-access.service';
 import { ChannelRow, ChannelsRepository } from '../channels/channels.repository';
 import type { WorkspacePrincipal } from '../common/auth/principal';
 import { AppError } from '../common/errors/app-error';
@@ -10,12 +9,11 @@ import type { AppConfig } from '../config/config.schema';
 import { EventLogService } from '../events/event-log.service';
 import type { DomainEventMap, UserRef } from '../events/event-types';
 import { RateLimiter } from '../infra/rate-limit/rate-limiter';
-import { MutesRepository } from '../mutes/mutes.repository';
-import { ActingUser, ActingUsers } from './acting-user.service';
+import { ActingUsers } from './acting-user.service';
 import { SendMessageDto } from './dto/send-message.dto';
 import { Draft, MessageRules } from './message-rules';
 import { MessageModeration, ModerationVerdict } from './message-moderation';
-import { MessageView, MessageViews } from './message-view.service';
+import { freshView, MessageUserView, MessageView, MessageViews } from './message-view.service';
 import { MessageHead, MessagesRepository } from './messages.repository';
 
 export interface SendResult {
@@ -33,10 +31,8 @@ export class MessagesService {
     private readonly db: DataSource,
     private readonly repo: MessagesRepository,
     private readonly views: MessageViews,
-    private readonly access: ChannelAccess,
     private readonly channels: ChannelsRepository,
     private readonly actingUsers: ActingUsers,
-    private readonly mutes: MutesRepository,
     private readonly limiter: RateLimiter,
     private readonly moderation: MessageModeration,
     private readonly rules: MessageRules,
@@ -54,30 +50,38 @@ export class MessagesService {
     dto: SendMessageDto,
     system = false,
   ): Promise<SendResult> {
-    const channel = await this.access.resolve(p.workspaceId, channelRef);
-    let sender: ActingUser | null = null;
+    if (!channelRef || channelRef.length > 200) throw AppError.notFound('Channel');
+    // channel, sender, membership, mute and replay in one round trip; the checks below keep the contract's order
+    const ctx = await this.repo.sendContext(
+      this.db.manager,
+      p.workspaceId,
+      channelRef,
+      isUuid(channelRef),
+      system
+        ? null
+        : p.kind === 'user'
+          ? { id: p.userId }
+          : dto.user_external_id
+            ? { externalId: dto.user_external_id }
+            : null,
+      dto.idempotency_key ?? null,
+    );
+    if (!ctx) throw AppError.notFound('Channel');
+    const channel = ctx.channel;
+    let sender: MessageUserView | null = null;
     if (system) {
       if (dto.user_external_id !== undefined)
         throw AppError.validation('user_external_id', 'a system message has no sender');
     } else {
-      sender = await this.actingUsers.resolve(p, dto.user_external_id);
-      if (!(await this.repo.isMember(this.db.manager, channel.id, sender.id)))
-        throw new AppError('NOT_A_MEMBER');
+      this.actingUsers.accept(p, dto.user_external_id, ctx.sender);
+      if (!ctx.member || !ctx.sender) throw new AppError('NOT_A_MEMBER');
+      sender = ctx.sender;
     }
     const viewer = { workspaceId: p.workspaceId, userId: sender?.id ?? null };
     const senderKey = sender?.id ?? 'system';
 
-    if (dto.idempotency_key !== undefined) {
-      const existing = await this.repo.findIdByIdempotencyKey(
-        this.db.manager,
-        p.workspaceId,
-        senderKey,
-        dto.idempotency_key,
-      );
-      if (existing) return { message: await this.render(this.db.manager, viewer, existing), replayed: true };
-    }
-    if (sender && (await this.mutes.isMuted(this.db.manager, p.workspaceId, sender.id)))
-      throw new AppError('MUTED');
+    if (ctx.replayId) return { message: await this.render(this.db.manager, viewer, ctx.replayId), replayed: true };
+    if (sender && ctx.muted) throw new AppError('MUTED');
     const content = dto.content ?? '';
     this.rules.checkSize(content);
     if (sender) await this.checkRate(sender.id);
@@ -224,11 +228,14 @@ export class MessagesService {
     }
   }
 
-  /** Parent, mentions and attachment: every problem is reported at once as one 400. */
+  /**
+   * BEGIN → channel lock → insert (re-checking membership, advancing last_message_at) → events → COMMIT.
+   * The answer is built from what the request holds (`freshView`), not read back.
+   */
   private async persist(
     workspaceId: string,
     channel: ChannelRow,
-    sender: ActingUser | null,
+    sender: MessageUserView | null,
     senderKey: string,
     draft: Draft,
     idempotencyKey: string | null,
@@ -237,9 +244,7 @@ export class MessagesService {
     const viewer = { workspaceId, userId: sender?.id ?? null };
     return this.db.transaction(async (m) => {
       if (!(await this.channels.lock(m, channel.id))) throw AppError.notFound('Channel');
-      // membership may have changed since the first check; under the channel lock it cannot any more
-      if (sender && !(await this.repo.isMember(m, channel.id, sender.id))) throw new AppError('NOT_A_MEMBER');
-      const id = await this.repo.insert(m, {
+      const inserted = await this.repo.insert(m, {
         id: newId(),
         workspaceId,
         channelId: channel.id,
@@ -252,19 +257,34 @@ export class MessagesService {
         parentId: draft.parentId,
         idempotencyKey,
       });
-      if (id === null) {
+      // membership may have changed since the first check; the insert re-checked it under the channel lock
+      if (!inserted.member) throw new AppError('NOT_A_MEMBER');
+      if (inserted.id === null) {
         // a concurrent send with the same key won: answer its message
         const existing = await this.repo.findIdByIdempotencyKey(m, workspaceId, senderKey, idempotencyKey!);
         if (!existing) throw new Error('idempotency conflict without a row');
         return { message: await this.render(m, viewer, existing), replayed: true };
       }
+      const id = inserted.id;
       await this.repo.insertMentions(
         m,
         id,
         channel.id,
         draft.mentions.map((x) => x.user_id),
       );
-      const view = await this.render(m, viewer, id);
+      const view = freshView({
+        id,
+        channel,
+        user: sender,
+        content: draft.content,
+        type: draft.type,
+        attachment_url: draft.attachmentUrl,
+        attachment: draft.attachment,
+        parent_id: draft.parentId,
+        quoted_message: draft.quote,
+        mentions: draft.mentions,
+        created_at: inserted.created_at!,
+      });
       await this.events.append(m, {
         workspaceId,
         channelId: channel.id,

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { ChannelsRepository } from '../channels/channels.repository';
 import { AppError } from '../common/errors/app-error';
 import { isUuid } from '../common/ids';
 import { decodeCursor, pageOf } from '../common/pagination';
 import { isoNotNull } from '../common/time';
-import { DataSource } from 'typeorm';
 import { AuditQueryDto } from './dto/audit-query.dto';
 import { AuditRow, ModerationAuditRepository } from './moderation-audit.repository';
 
@@ -44,7 +44,12 @@ export class ModerationAuditService {
     let channelId: string | undefined;
     let channelRef: string | undefined;
     if (q.channel !== undefined) {
-      const channel = await this.channels.findByRef(this.db.manager, workspaceId, q.channel, isUuid(q.channel));
+      const channel = await this.channels.findByRef(
+        this.db.manager,
+        workspaceId,
+        q.channel,
+        isUuid(q.channel),
+      );
       if (channel) channelId = channel.id;
       else channelRef = q.channel;
     }

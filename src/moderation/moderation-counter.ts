@@ -65,7 +65,15 @@ export class RedisModerationCounter extends ModerationCounter {
     const member = `${now}:${process.pid}:${++this.seq}:${Math.random().toString(36).slice(2, 8)}`;
     try {
       return Number(
-        await this.redis.client!.eval(HIT_LUA, 1, `${this.redis.prefix}mod:${key}`, now, windowMs, resetAt, member),
+        await this.redis.client!.eval(
+          HIT_LUA,
+          1,
+          `${this.redis.prefix}mod:${key}`,
+          now,
+          windowMs,
+          resetAt,
+          member,
+        ),
       );
     } catch {
       throw new AppError('UNAVAILABLE', 'Moderation is unavailable', undefined, 2);

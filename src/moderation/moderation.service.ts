@@ -81,7 +81,13 @@ export class ModerationService extends MessageModeration {
         await this.db.transaction((m) => record(m, input.kind === 'edit' ? (input.messageId ?? null) : null));
         throw new AppError('MESSAGE_REJECTED');
       case 'mask':
-        return { content: maskSpans(input.content, findings.flatMap((f) => f.spans)), record };
+        return {
+          content: maskSpans(
+            input.content,
+            findings.flatMap((f) => f.spans),
+          ),
+          record,
+        };
       case 'flag':
         return { content: input.content, record };
     }
@@ -99,7 +105,11 @@ export class ModerationService extends MessageModeration {
     return out;
   }
 
-  private async match(rule: ModerationRule, input: ModerationInput, settings: ModerationSettings): Promise<Span[]> {
+  private async match(
+    rule: ModerationRule,
+    input: ModerationInput,
+    settings: ModerationSettings,
+  ): Promise<Span[]> {
     const content = input.content;
     switch (rule) {
       case 'profanity':
@@ -123,7 +133,10 @@ export class ModerationService extends MessageModeration {
   }
 
   /** Counts one violation; true when it is the one that reaches the threshold (the count then restarts). */
-  private async violation(input: ModerationInput, autoMute: ModerationSettings['auto_mute']): Promise<boolean> {
+  private async violation(
+    input: ModerationInput,
+    autoMute: ModerationSettings['auto_mute'],
+  ): Promise<boolean> {
     const count = await this.counter.hit(
       `violations:${input.workspaceId}:${input.userId}`,
       autoMute.window_seconds * 1000,

@@ -15,6 +15,29 @@ const BATCH = 500;
 const LEASE_MS = 10_000;
 
 /**
+ * The log is read in transaction-id order, but a channel's seq is taken under the channel row lock,
+ * in lock order, which can differ (a transaction that started earlier may get the lock later). Put
+ * each channel's events of a batch back in seq order, keeping the slots the channel had in the
+ * batch, so a client sees seq rise and a jump only where it really missed something.
+ */
+export function inSeqOrder(events: StoredEvent[]): StoredEvent[] {
+  const slots = new Map<string, number[]>();
+  events.forEach((e, i) => {
+    if (!e.channel_id || e.seq === null) return;
+    const list = slots.get(e.channel_id);
+    if (list) list.push(i);
+    else slots.set(e.channel_id, [i]);
+  });
+  const out = [...events];
+  for (const idx of slots.values()) {
+    if (idx.length < 2) continue;
+    const sorted = idx.map((i) => events[i]!).sort((a, b) => Number(a.seq) - Number(b.seq));
+    idx.forEach((i, k) => (out[i] = sorted[k]!));
+  }
+  return out;
+}
+
+/**
  * Publishes the event log to sockets, after commit, in log order. One instance publishes at a time
  * (a Redis lease); through the Redis adapter its emits and room moves reach every instance. Its cursor
  * is kept in Redis so a new leader resumes where the old one stopped. A crash between commit and
@@ -129,7 +152,7 @@ export class RealtimePublisher implements OnApplicationBootstrap, OnApplicationS
   private async publish(events: StoredEvent[]): Promise<void> {
     const io = this.gateway.server;
     if (!io) return;
-    const relevant = events.filter((e) => e.channel_id);
+    const relevant = inSeqOrder(events.filter((e) => e.channel_id));
     if (!relevant.length) return;
     const byWorkspace = new Map<string, StoredEvent[]>();
     for (const e of relevant) byWorkspace.set(e.workspace_id, [...(byWorkspace.get(e.workspace_id) ?? []), e]);

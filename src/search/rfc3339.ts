@@ -1,4 +1,5 @@
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
+const RFC3339 =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
 
 export interface Instant {
   /** UTC with microseconds, which PostgreSQL reads back exactly. */
@@ -15,9 +16,17 @@ export interface Instant {
 export function parseRfc3339(value: string): Instant | null {
   const m = RFC3339.exec(value);
   if (!m) return null;
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
-  if (day > new Date(Date.UTC(2000, month, 0)).getUTCDate() || (month === 2 && day === 29 && !isLeap(year))) return null;
+  if (day > new Date(Date.UTC(2000, month, 0)).getUTCDate() || (month === 2 && day === 29 && !isLeap(year)))
+    return null;
   let offsetMinutes = 0;
   if (m[8]) {
     const oh = Number(m[9]);
@@ -31,7 +40,10 @@ export function parseRfc3339(value: string): Instant | null {
   const utcYear = t.getUTCFullYear();
   if (utcYear < 1 || utcYear > 9999) return null;
   const fraction = (m[7] ?? '').slice(0, 6);
-  return { utc: `${t.toISOString().slice(0, 19)}.${fraction.padEnd(6, '0')}Z`, unitMicros: 10 ** (6 - fraction.length) };
+  return {
+    utc: `${t.toISOString().slice(0, 19)}.${fraction.padEnd(6, '0')}Z`,
+    unitMicros: 10 ** (6 - fraction.length),
+  };
 }
 
 function isLeap(y: number): boolean {

@@ -30,7 +30,9 @@ export function highlightSpans(content: string, tokens: ContentToken[], patterns
       let start = Infinity;
       let end = -Infinity;
       const matched = pattern.every((p, j) => {
-        const t = (atPos.get(first + j) ?? []).find((x) => (p.prefix ? x.lexeme.startsWith(p.lexeme) : x.lexeme === p.lexeme));
+        const t = (atPos.get(first + j) ?? []).find((x) =>
+          p.prefix ? x.lexeme.startsWith(p.lexeme) : x.lexeme === p.lexeme,
+        );
         if (!t) return false;
         start = Math.min(start, t.start);
         end = Math.max(end, p.prefix && t.lexeme !== p.lexeme ? t.start + [...p.lexeme].length : t.end);

@@ -1,6 +1,9 @@
 import { parseSearchQuery, termsOf } from './search-query.parser';
 
-const shape = (q: string) => parseSearchQuery(q).clauses.map((c) => `${c.negated ? '-' : ''}${c.terms.map((t) => `[${t.text}]`).join('|')}`);
+const shape = (q: string) =>
+  parseSearchQuery(q).clauses.map(
+    (c) => `${c.negated ? '-' : ''}${c.terms.map((t) => `[${t.text}]`).join('|')}`,
+  );
 
 describe('parseSearchQuery', () => {
   it('splits on whitespace of any script into clauses that must all match', () => {
@@ -20,7 +23,10 @@ describe('parseSearchQuery', () => {
 
   it('OR joins the terms around it, in capitals only, and only between two terms that are not excluded', () => {
     expect(shape('apple OR banana')).toEqual(['[apple]|[banana]']);
-    expect(shape('apple OR banana OR "cherry tart" pie')).toEqual(['[apple]|[banana]|[cherry tart]', '[pie]']);
+    expect(shape('apple OR banana OR "cherry tart" pie')).toEqual([
+      '[apple]|[banana]|[cherry tart]',
+      '[pie]',
+    ]);
     expect(shape('apple or banana')).toEqual(['[apple]', '[or]', '[banana]']);
     expect(shape('OR apple OR')).toEqual(['[apple]']);
     expect(shape('OR')).toEqual([]);

@@ -7,10 +7,20 @@ const u = (pos: number, lexeme: string): SearchToken => ({ pos, lexeme, kind: 'u
 
 describe('patternOf', () => {
   it('keeps one lexeme per position, the bigram over the trailing unigram; a lone unigram is a prefix', () => {
-    expect(patternOf([w(1, 'quick'), w(2, 'brown')])).toEqual([{ lexeme: 'quick', prefix: false }, { lexeme: 'brown', prefix: false }]);
-    expect(patternOf([b(1, '会议'), b(2, '议在'), u(2, '在')])).toEqual([{ lexeme: '会议', prefix: false }, { lexeme: '议在', prefix: false }]);
+    expect(patternOf([w(1, 'quick'), w(2, 'brown')])).toEqual([
+      { lexeme: 'quick', prefix: false },
+      { lexeme: 'brown', prefix: false },
+    ]);
+    expect(patternOf([b(1, '会议'), b(2, '议在'), u(2, '在')])).toEqual([
+      { lexeme: '会议', prefix: false },
+      { lexeme: '议在', prefix: false },
+    ]);
     expect(patternOf([u(1, '会')])).toEqual([{ lexeme: '会', prefix: true }]);
-    expect(patternOf([w(2, 'iphone'), u(3, '手'), w(1, 'buy')]).map((p) => p.lexeme)).toEqual(['buy', 'iphone', '手']);
+    expect(patternOf([w(2, 'iphone'), u(3, '手'), w(1, 'buy')]).map((p) => p.lexeme)).toEqual([
+      'buy',
+      'iphone',
+      '手',
+    ]);
   });
 });
 

@@ -64,7 +64,9 @@ export function compileQuery(parsed: ParsedQuery, tokensPerTerm: SearchToken[][]
       excluded++;
     } else {
       patterns.push(...alternatives);
-      parts.push(alternatives.length === 1 ? phrase(alternatives[0]!) : `(${alternatives.map(phrase).join(' | ')})`);
+      parts.push(
+        alternatives.length === 1 ? phrase(alternatives[0]!) : `(${alternatives.map(phrase).join(' | ')})`,
+      );
     }
   }
   if (!parts.length) return { tsquery: null, patterns, onlyExcluded: false };

@@ -13,7 +13,11 @@ export class SearchController {
   /** Search one channel (id or external_id): a user JWT must be a member (403 NOT_A_MEMBER). */
   @Get('channels/:id/messages/search')
   @Auth('any')
-  inChannel(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') channelRef: string, @Query() q: SearchQueryDto) {
+  inChannel(
+    @CurrentPrincipal() p: WorkspacePrincipal,
+    @Param('id') channelRef: string,
+    @Query() q: SearchQueryDto,
+  ) {
     return this.search.inChannel(p, channelRef, q);
   }
 

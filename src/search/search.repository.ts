@@ -6,7 +6,8 @@ import type { Instant } from './rfc3339';
 import type { SearchToken } from './search-tsquery';
 
 /** Where to look: one channel, a user's channels, or (a backend key) the whole workspace. */
-export type SearchScope = { kind: 'channel'; channelId: string } | { kind: 'channels'; channelIds: string[] } | { kind: 'workspace' };
+export type SearchScope =
+  { kind: 'channel'; channelId: string } | { kind: 'channels'; channelIds: string[] } | { kind: 'workspace' };
 
 export interface SearchFilters {
   /** The author's external id. */
@@ -62,7 +63,12 @@ export class SearchRepository {
    * One round trip before the search: the query's terms through the index's own tokenizer, and, for a
    * user, the channels they belong to (only when searching across channels) and the users they block.
    */
-  async prepare(m: EntityManager, workspaceId: string, terms: string[], user: { userId: string; channels: boolean } | null): Promise<SearchPrep> {
+  async prepare(
+    m: EntityManager,
+    workspaceId: string,
+    terms: string[],
+    user: { userId: string; channels: boolean } | null,
+  ): Promise<SearchPrep> {
     const rows: SearchPrep[] = await m.query(
       `SELECT (SELECT coalesce(json_agg(json_build_object('term', u.i - 1, 'pos', t.pos, 'lexeme', t.lexeme, 'kind', t.kind)), '[]'::json)
                  FROM unnest($2::text[]) WITH ORDINALITY AS u(txt, i), search_tokens(u.txt) AS t) AS tokens,
@@ -96,16 +102,25 @@ export class SearchRepository {
         break;
     }
     where.push(match);
-    if (q.hiddenUserIds.length) where.push(`(m.user_id IS NULL OR m.user_id <> ALL(${p(q.hiddenUserIds)}::uuid[]))`);
+    if (q.hiddenUserIds.length)
+      where.push(`(m.user_id IS NULL OR m.user_id <> ALL(${p(q.hiddenUserIds)}::uuid[]))`);
     const f = q.filters;
-    if (f.author !== undefined) where.push(`m.user_id = (SELECT u.id FROM users u WHERE u.workspace_id = $1 AND u.external_id = ${p(f.author)})`);
+    if (f.author !== undefined)
+      where.push(
+        `m.user_id = (SELECT u.id FROM users u WHERE u.workspace_id = $1 AND u.external_id = ${p(f.author)})`,
+      );
     if (f.type !== undefined) where.push(`m.type = ${p(f.type)}`);
     if (f.hasAttachment !== undefined) where.push(`m.attachment_url IS ${f.hasAttachment ? 'NOT ' : ''}NULL`);
     // compared at the precision the time was written with, as a client reads created_at: with
     // after=10:00:00.123Z a message shown as sent at 10:00:00.123Z (stored as .123456) is not newer
     if (f.before !== undefined) where.push(`m.created_at < ${p(f.before.utc)}::timestamptz`);
-    if (f.after !== undefined) where.push(`m.created_at >= ${p(f.after.utc)}::timestamptz + ${p(f.after.unitMicros)}::int * interval '1 microsecond'`);
-    const after = q.cursor ? `WHERE (s.rank, s.created_at, s.id) < (${p(q.cursor.rank)}::real, ${p(q.cursor.createdKey)}::timestamptz, ${p(q.cursor.id)}::uuid)` : '';
+    if (f.after !== undefined)
+      where.push(
+        `m.created_at >= ${p(f.after.utc)}::timestamptz + ${p(f.after.unitMicros)}::int * interval '1 microsecond'`,
+      );
+    const after = q.cursor
+      ? `WHERE (s.rank, s.created_at, s.id) < (${p(q.cursor.rank)}::real, ${p(q.cursor.createdKey)}::timestamptz, ${p(q.cursor.id)}::uuid)`
+      : '';
     const take = p(q.take);
     const exact = p(q.exact);
     const prefixes = p(q.prefixes);

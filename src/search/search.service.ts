@@ -28,7 +28,9 @@ const FLOAT_TEXT = /^-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/;
 /** A rank from a cursor that `::real` accepts: out of float4's range PostgreSQL would raise an error. */
 function isFloat4Text(s: string): boolean {
   const n = Number(s);
-  return FLOAT_TEXT.test(s) && Number.isFinite(n) && (n === 0 || (Math.abs(n) >= 1.2e-38 && Math.abs(n) <= 3.4e38));
+  return (
+    FLOAT_TEXT.test(s) && Number.isFinite(n) && (n === 0 || (Math.abs(n) >= 1.2e-38 && Math.abs(n) <= 3.4e38))
+  );
 }
 const EMPTY: SearchPage = { messages: [], has_more: false, next_cursor: null };
 
@@ -62,12 +64,22 @@ export class SearchService {
   /** GET /v1/search/messages: a user's channels, or the whole workspace for a backend key. */
   async everywhere(p: WorkspacePrincipal, dto: SearchQueryDto): Promise<SearchPage> {
     const checked = this.check(dto);
-    return this.run(p, dto.q, checked, p.kind === 'user' ? { kind: 'channels', channelIds: [] } : { kind: 'workspace' });
+    return this.run(
+      p,
+      dto.q,
+      checked,
+      p.kind === 'user' ? { kind: 'channels', channelIds: [] } : { kind: 'workspace' },
+    );
   }
 
-  private async run(p: WorkspacePrincipal, q: string, checked: Checked, scope: SearchScope): Promise<SearchPage> {
+  private async run(
+    p: WorkspacePrincipal,
+    q: string,
+    checked: Checked,
+    scope: SearchScope,
+  ): Promise<SearchPage> {
     // NUL cannot reach PostgreSQL text; like any control character it only separates words
-    const parsed = parseSearchQuery(q.replace(/\u0000/g, ' '));
+    const parsed = parseSearchQuery(q.replaceAll('\u0000', ' '));
     const terms = termsOf(parsed);
     if (!terms.length) return EMPTY;
     const m = this.db.manager;
@@ -82,7 +94,8 @@ export class SearchService {
     for (const t of prep.tokens) perTerm[t.term]?.push(t);
     const compiled = compileQuery(parsed, perTerm);
     if (compiled.tsquery === null) return EMPTY; // nothing but punctuation: nothing can match
-    if (compiled.onlyExcluded) throw AppError.validation('q', 'needs at least one word or phrase that is not excluded');
+    if (compiled.onlyExcluded)
+      throw AppError.validation('q', 'needs at least one word or phrase that is not excluded');
     if (scope.kind === 'channels') {
       scope = { kind: 'channels', channelIds: prep.channels ?? [] };
       if (!scope.channelIds.length) return EMPTY;
@@ -101,12 +114,20 @@ export class SearchService {
       prefixes: [...new Set(lexemes.filter((l) => l.prefix).map((l) => l.lexeme))],
     });
     const page = pageOf(rows, checked.limit, (r) => [r.rank_key, r.created_key, r.id]);
-    const views = await this.views.render(m, { workspaceId: p.workspaceId, userId: p.kind === 'user' ? p.userId : null }, page.items.map((r) => r.id));
+    const views = await this.views.render(
+      m,
+      { workspaceId: p.workspaceId, userId: p.kind === 'user' ? p.userId : null },
+      page.items.map((r) => r.id),
+    );
     const byId = new Map(page.items.map((r) => [r.id, r]));
     const messages = views.map((v): SearchHit => {
       const row = byId.get(v.id);
       const tokens = (row?.tokens ?? []).map(([pos, lexeme, start, end]) => ({ pos, lexeme, start, end }));
-      return { ...v, highlights: row && row.content === v.content ? highlightSpans(v.content, tokens, compiled.patterns) : [] };
+      return {
+        ...v,
+        highlights:
+          row && row.content === v.content ? highlightSpans(v.content, tokens, compiled.patterns) : [],
+      };
     });
     return { messages, has_more: page.has_more, next_cursor: page.next_cursor };
   }
@@ -118,7 +139,8 @@ export class SearchService {
       const value = dto[field];
       if (value === undefined) continue;
       const instant = parseRfc3339(value);
-      if (instant === null) throw AppError.validation(field, 'must be an RFC 3339 time, e.g. 2026-11-21T10:00:00.000Z');
+      if (instant === null)
+        throw AppError.validation(field, 'must be an RFC 3339 time, e.g. 2026-11-21T10:00:00.000Z');
       filters[field] = instant;
     }
     if (dto.user !== undefined) {
@@ -129,7 +151,11 @@ export class SearchService {
     if (dto.has_attachment !== undefined) filters.hasAttachment = dto.has_attachment === 'true';
     let cursor: SearchCursor | undefined;
     if (dto.cursor !== undefined) {
-      const [rank, createdKey, id] = decodeCursor(dto.cursor, ['string', 'string', 'string'], 'cursor') as [string, string, string];
+      const [rank, createdKey, id] = decodeCursor(dto.cursor, ['string', 'string', 'string'], 'cursor') as [
+        string,
+        string,
+        string,
+      ];
       if (!isFloat4Text(rank) || parseRfc3339(createdKey)?.utc !== createdKey || !isUuid(id)) {
         throw AppError.validation('cursor', 'is not a valid cursor');
       }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { ChannelMembership } from '../channels/channel-membership';
 import { AppError } from '../common/errors/app-error';
 import { EventLogService } from '../events/event-log.service';
 import { UserFields, UsersRepository } from './users.repository';
@@ -11,6 +12,7 @@ export class UsersService {
     private readonly db: DataSource,
     private readonly repo: UsersRepository,
     private readonly events: EventLogService,
+    private readonly channelMembership: ChannelMembership,
   ) {}
 
   async upsert(workspaceId: string, fields: UserFields): Promise<{ user: UserView; created: boolean }> {
@@ -50,9 +52,15 @@ export class UsersService {
     return userView(row);
   }
 
-  /** Memberships, devices and blocks go with the user (foreign keys); messages stay with user_id null. */
+  /**
+   * Memberships, devices and blocks go with the user (foreign keys); messages stay with user_id null.
+   * The user first leaves their channels the way a self-leave does (last-admin rule, member.left).
+   */
   async delete(workspaceId: string, externalId: string): Promise<void> {
     await this.db.transaction(async (m) => {
+      const user = await this.repo.findByExternalId(workspaceId, externalId, m);
+      if (!user) throw AppError.notFound('User');
+      await this.channelMembership.leaveAll(m, workspaceId, user);
       const row = await this.repo.delete(m, workspaceId, externalId);
       if (!row) throw AppError.notFound('User');
     });

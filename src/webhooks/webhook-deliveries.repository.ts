@@ -133,7 +133,8 @@ export class WebhookDeliveriesRepository {
   }
 
   /**
-   * Takes the lease for attempt number `attempt`. Only a pending delivery whose previous attempt count
+   * Takes the lease for attempt number `attempt` and returns the delivery with what the attempt needs
+   * (the webhook as it is now, the event). Only a pending delivery whose previous attempt count
    * matches, that is due (with a little slack for clocks), and that nobody else holds qualifies, so a
    * stale or duplicated job is a no-op.
    */
@@ -142,8 +143,8 @@ export class WebhookDeliveriesRepository {
     attempt: number,
     token: string,
     leaseMs: number,
-  ): Promise<DeliveryRow | null> {
-    const rows: DeliveryRow[] = await this.db.query(
+  ): Promise<(DeliveryRow & DeliveryContext) | null> {
+    const rows: (DeliveryRow & DeliveryContext)[] = await this.db.query(
       `WITH r AS (
          UPDATE webhook_deliveries
             SET lease_token = $3, lease_until = now() + $4 * interval '1 millisecond'
@@ -151,7 +152,9 @@ export class WebhookDeliveriesRepository {
             AND (lease_until IS NULL OR lease_until < now())
             AND next_attempt_at <= now() + interval '2 seconds'
           RETURNING ${COLUMNS})
-       SELECT * FROM r`,
+       SELECT r.*, w.url, w.enabled, w.signing, w.secret_sealed,
+              e.type AS event_type, e.payload, e.created_at AS event_created_at
+         FROM r JOIN webhooks w ON w.id = r.webhook_id LEFT JOIN events e ON e.id = r.event_id`,
       [deliveryId, attempt, token, leaseMs],
     );
     return rows[0] ?? null;
@@ -162,16 +165,6 @@ export class WebhookDeliveriesRepository {
       `UPDATE webhook_deliveries SET lease_token = NULL, lease_until = NULL WHERE id = $1 AND lease_token = $2`,
       [deliveryId, token],
     );
-  }
-
-  async context(webhookId: string, eventId: string): Promise<DeliveryContext | null> {
-    const rows: DeliveryContext[] = await this.db.query(
-      `SELECT w.url, w.enabled, w.signing, w.secret_sealed, e.type AS event_type, e.payload, e.created_at AS event_created_at
-         FROM webhooks w LEFT JOIN events e ON e.id = $2
-        WHERE w.id = $1`,
-      [webhookId, eventId],
-    );
-    return rows[0] ?? null;
   }
 
   /** Ends a claimed delivery without an attempt (webhook disabled, event gone). */
@@ -185,75 +178,59 @@ export class WebhookDeliveriesRepository {
   }
 
   /**
-   * Records an attempt under the lease: the delivery's new state and the attempt-log row. Null when the
-   * lease was lost (another worker took over, or the webhook was deleted), in which case nothing is written.
+   * Records an attempt under the lease, in one statement (so atomically): the delivery's new state, the
+   * attempt-log row, and the webhook's failure streak (+1 on a failure, disabling the webhook when it
+   * reaches `threshold`; reset by a success, written only when there is a streak, to keep the row
+   * cold). Null when the lease was lost (another worker took over, or the webhook was deleted), in
+   * which case nothing is written.
    */
   async recordAttempt(
-    m: EntityManager,
     deliveryId: string,
     token: string,
     attemptId: string,
     o: AttemptOutcome,
-  ): Promise<{ attempts: number } | null> {
-    const rows: { attempts: number }[] = await m.query(
-      `WITH r AS (
+    streak: { success: boolean; threshold: number; reason: string },
+  ): Promise<{ attempts: number; disabled: boolean } | null> {
+    const rows: { attempts: number; disabled: boolean }[] = await this.db.query(
+      `WITH d AS (
          UPDATE webhook_deliveries
             SET attempts = attempts + 1, status = $3, response_status = $4, response_body = $5, error = $6,
                 next_attempt_at = CASE WHEN $3 = 'pending' THEN now() + $7 * interval '1 millisecond' ELSE NULL END,
                 lease_token = NULL, lease_until = NULL, updated_at = now()
           WHERE id = $1 AND lease_token = $2
-          RETURNING attempts)
-       SELECT attempts FROM r`,
-      [deliveryId, token, o.status, o.responseStatus, o.responseBody, o.error, o.retryInMs ?? 0],
-    );
-    const row = rows[0];
-    if (!row) return null;
-    await m.query(
-      `INSERT INTO webhook_attempts (id, delivery_id, attempt, started_at, duration_ms, outcome, response_status, response_body, error)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+          RETURNING id, webhook_id, attempts),
+       a AS (
+         INSERT INTO webhook_attempts
+                (id, delivery_id, attempt, started_at, duration_ms, outcome, response_status, response_body, error)
+         SELECT $8, d.id, d.attempts, $9, $10, $11, $4, $5, $6 FROM d),
+       w AS (
+         UPDATE webhooks x
+            SET consecutive_failures = CASE WHEN $12 THEN 0 ELSE x.consecutive_failures + 1 END,
+                enabled = CASE WHEN NOT $12 AND x.enabled AND x.consecutive_failures + 1 >= $13 THEN false ELSE x.enabled END,
+                disabled_at = CASE WHEN NOT $12 AND x.enabled AND x.consecutive_failures + 1 >= $13 THEN now() ELSE x.disabled_at END,
+                disabled_reason = CASE WHEN NOT $12 AND x.enabled AND x.consecutive_failures + 1 >= $13 THEN $14 ELSE x.disabled_reason END
+           FROM d
+          WHERE x.id = d.webhook_id AND (NOT $12 OR x.consecutive_failures <> 0)
+          RETURNING (x.enabled IS FALSE AND x.disabled_at = now()) AS disabled_now)
+       SELECT d.attempts, COALESCE((SELECT bool_or(disabled_now) FROM w), false) AS disabled FROM d`,
       [
-        attemptId,
         deliveryId,
-        row.attempts,
-        o.startedAt,
-        o.durationMs,
-        o.outcome,
+        token,
+        o.status,
         o.responseStatus,
         o.responseBody,
         o.error,
+        o.retryInMs ?? 0,
+        attemptId,
+        o.startedAt,
+        o.durationMs,
+        o.outcome,
+        streak.success,
+        streak.threshold,
+        streak.reason,
       ],
     );
-    return row;
-  }
-
-  /** A success resets the webhook's failure streak (written only when there is one, to keep the row cold). */
-  async markWebhookSuccess(m: EntityManager, webhookId: string): Promise<void> {
-    await m.query(
-      `UPDATE webhooks SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures <> 0`,
-      [webhookId],
-    );
-  }
-
-  /** A failed attempt: +1, atomically; reaching the threshold disables the webhook. Returns whether this disabled it. */
-  async markWebhookFailure(
-    m: EntityManager,
-    webhookId: string,
-    threshold: number,
-    reason: string,
-  ): Promise<boolean> {
-    const rows: { disabled_now: boolean }[] = await m.query(
-      `WITH r AS (
-         UPDATE webhooks w
-            SET consecutive_failures = w.consecutive_failures + 1,
-                enabled = CASE WHEN w.enabled AND w.consecutive_failures + 1 >= $2 THEN false ELSE w.enabled END,
-                disabled_at = CASE WHEN w.enabled AND w.consecutive_failures + 1 >= $2 THEN now() ELSE w.disabled_at END,
-                disabled_reason = CASE WHEN w.enabled AND w.consecutive_failures + 1 >= $2 THEN $3 ELSE w.disabled_reason END
-          WHERE w.id = $1
-          RETURNING (w.enabled IS FALSE AND w.disabled_at = now()) AS disabled_now)
-       SELECT disabled_now FROM r`,
-      [webhookId, threshold, reason],
-    );
-    return rows[0]?.disabled_now ?? false;
+    return rows[0] ?? null;
   }
 
   /**

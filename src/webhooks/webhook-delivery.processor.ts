@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Counter, Histogram } from 'prom-client';
-import { DataSource } from 'typeorm';
 import { CredentialsService } from '../auth/credentials.service';
 import { SecretBox } from '../common/crypto';
 import { newId } from '../common/ids';
@@ -43,7 +42,6 @@ export class WebhookDeliveryProcessor {
   private readonly attemptSeconds: Histogram;
 
   constructor(
-    private readonly db: DataSource,
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly dispatcher: WebhookDispatcher,
     private readonly http: SafeHttpClient,
@@ -68,13 +66,9 @@ export class WebhookDeliveryProcessor {
 
   async handle({ deliveryId, attempt }: JobData<'webhook.deliver'>): Promise<void> {
     const token = newId();
-    const delivery = await this.deliveries.claim(
-      deliveryId,
-      attempt,
-      token,
-      this.config.SERVICE_WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS,
-    );
-    if (!delivery) return; // already attempted, not due, held by another worker, or gone
+    const leaseMs = this.config.SERVICE_WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS;
+    const delivery = await this.deliveries.claim(deliveryId, attempt, token, leaseMs);
+    if (!delivery) return; // already attempted, not due, held by another worker, or gone with its webhook
     try {
       await this.attempt(delivery, token);
     } catch (err) {
@@ -84,31 +78,29 @@ export class WebhookDeliveryProcessor {
     }
   }
 
-  private async attempt(delivery: DeliveryRow, token: string): Promise<void> {
-    const ctx = await this.deliveries.context(delivery.webhook_id, delivery.event_id);
-    if (!ctx) return; // the webhook was deleted; its deliveries went with it
-    if (!ctx.enabled) {
+  private async attempt(delivery: DeliveryRow & DeliveryContext, token: string): Promise<void> {
+    if (!delivery.enabled) {
       await this.deliveries.abandon(delivery.id, token, 'the webhook is disabled');
       return;
     }
-    if (!ctx.payload || !ctx.event_created_at || !ctx.event_type) {
+    if (!delivery.payload || !delivery.event_created_at) {
       await this.deliveries.abandon(delivery.id, token, 'the event is no longer retained');
       return;
     }
-    const secret = await this.signingKey(delivery.workspace_id, ctx);
+    const secret = await this.signingKey(delivery.workspace_id, delivery);
     const body = Buffer.from(
       JSON.stringify({
         event_id: delivery.event_id,
         event: delivery.event,
         workspace_id: delivery.workspace_id,
-        created_at: isoNotNull(ctx.event_created_at),
-        data: ctx.payload,
+        created_at: isoNotNull(delivery.event_created_at),
+        data: delivery.payload,
       }),
     );
     const timestamp = Math.floor(Date.now() / 1000);
     const startedAt = new Date();
     const result = await this.http.post({
-      url: ctx.url,
+      url: delivery.url,
       body,
       timeoutMs: this.config.SERVICE_WEBHOOK_TIMEOUT_MS,
       keepBytes: RESPONSE_BODY_BYTES,
@@ -137,51 +129,39 @@ export class WebhookDeliveryProcessor {
     durationMs: number,
   ): Promise<void> {
     const schedule = this.config.SERVICE_WEBHOOK_RETRY_SCHEDULE_SECONDS;
-    const attemptNo = delivery.attempts + 1;
-    const inCycle = attemptNo - delivery.cycle_start;
+    const inCycle = delivery.attempts + 1 - delivery.cycle_start;
+    const base = { ...c, startedAt, durationMs };
     let outcome: AttemptOutcome;
     if (c.kind === 'success') {
-      outcome = { ...c, status: 'succeeded', retryInMs: null, startedAt, durationMs, outcome: 'succeeded' };
+      outcome = { ...base, status: 'succeeded', retryInMs: null, outcome: 'succeeded' };
     } else if (c.kind === 'terminal') {
-      outcome = { ...c, status: 'failed', retryInMs: null, startedAt, durationMs, outcome: 'failed' };
+      outcome = { ...base, status: 'failed', retryInMs: null, outcome: 'failed' };
     } else if (inCycle <= schedule.length) {
       const retryInMs = jittered(schedule[inCycle - 1]!, this.config.SERVICE_WEBHOOK_RETRY_JITTER);
-      outcome = { ...c, status: 'pending', retryInMs, startedAt, durationMs, outcome: 'retry' };
+      outcome = { ...base, status: 'pending', retryInMs, outcome: 'retry' };
     } else {
-      outcome = {
-        ...c,
-        status: 'permanently_failed',
-        retryInMs: null,
-        startedAt,
-        durationMs,
-        outcome: 'permanently_failed',
-      };
+      outcome = { ...base, status: 'permanently_failed', retryInMs: null, outcome: 'permanently_failed' };
     }
     const threshold = this.config.SERVICE_WEBHOOK_AUTO_DISABLE_FAILURES;
-    const recorded = await this.db.transaction(async (m) => {
-      const row = await this.deliveries.recordAttempt(m, delivery.id, token, newId(), outcome);
-      if (!row) return null;
-      let disabled = false;
-      if (c.kind === 'success') await this.deliveries.markWebhookSuccess(m, delivery.webhook_id);
-      else
-        disabled = await this.deliveries.markWebhookFailure(
-          m,
-          delivery.webhook_id,
-          threshold,
-          `auto-disabled after ${threshold} consecutive failed attempts`,
-        );
-      return { attempts: row.attempts, disabled };
+    const recorded = await this.deliveries.recordAttempt(delivery.id, token, newId(), outcome, {
+      success: c.kind === 'success',
+      threshold,
+      reason: `auto-disabled after ${threshold} consecutive failed attempts`,
     });
     if (!recorded) return;
     this.attemptsTotal.inc({ outcome: outcome.outcome });
-    if (recorded.disabled)
+    if (recorded.disabled) {
       this.logger.warn(
         `webhook ${delivery.webhook_id} auto-disabled after ${threshold} consecutive failed attempts`,
       );
+    }
     if (outcome.status === 'pending') {
-      await this.dispatcher.enqueue([
-        { deliveryId: delivery.id, attempt: recorded.attempts + 1, delayMs: outcome.retryInMs ?? 0 },
-      ]);
+      const next = {
+        deliveryId: delivery.id,
+        attempt: recorded.attempts + 1,
+        delayMs: outcome.retryInMs ?? 0,
+      };
+      await this.dispatcher.enqueue([next]);
     }
   }
 

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { newId } from '../common/ids';
-import { EventLogReader, LogCursor, settled } from '../events/event-log.reader';
+import type { LogCursor } from '../events/event-log.reader';
 import { EventNotifier } from '../events/event-notifier';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { DeliveryJob, WebhookDispatcher } from './webhook-dispatcher';
@@ -15,6 +15,22 @@ const POLL_MS = 500;
 const NUDGE_DELAY_MS = 2;
 const HELD_RETRY_MS = 10;
 
+/**
+ * The settled bound: every transaction of this database with an id below it has finished, so a row
+ * below it that is not visible now never will be. It is the oldest id in the snapshot's in-progress
+ * list that belongs to a session (or prepared transaction) of this database, else the snapshot's xmax.
+ * A long transaction in another database of the cluster (which cluster-wide pg_snapshot_xmin would
+ * wait for) cannot hold it back; ids at or above xmax are never taken, so the ids of transactions that
+ * start during the pg_stat_activity read cannot push it up. Read it in a statement *before* the one
+ * that reads events: a transaction that ends in between is then visible to the reading statement.
+ * On PGlite (one connection) the same expression reduces to the snapshot's xmin.
+ */
+export const SETTLED_BOUND_SQL = `SELECT COALESCE(
+  (SELECT min(x) FROM pg_snapshot_xip(pg_current_snapshot()) AS x
+    WHERE xid(x) IN (SELECT backend_xid FROM pg_stat_activity WHERE datname = current_database() AND backend_xid IS NOT NULL
+                     UNION ALL SELECT transaction FROM pg_prepared_xacts WHERE database = current_database())),
+  pg_snapshot_xmax(pg_current_snapshot()))::text AS bound`;
+
 interface EventRef {
   id: string;
   workspace_id: string;
@@ -25,7 +41,7 @@ interface EventRef {
 
 /**
  * Turns committed events of the log into deliveries. It reads the log in (tx_id, position) order and
- * only below the settled bound (EventLogReader.bound: the oldest transaction of this database still
+ * only below the settled bound (SETTLED_BOUND_SQL: the oldest transaction of this database still
  * running), so an event committed late by a slow transaction is never skipped. For each event it inserts
  * one pending delivery per enabled webhook of the workspace that subscribes to the type and did not yet
  * exist when the event committed, and advances its cursor in the same transaction (the cursor row is
@@ -53,7 +69,6 @@ export class WebhookRelay {
     private readonly db: DataSource,
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly dispatcher: WebhookDispatcher,
-    private readonly log: EventLogReader,
     private readonly notifier: EventNotifier,
   ) {}
 
@@ -128,8 +143,8 @@ export class WebhookRelay {
       if (!state.ready) return null;
     }
     const result = await this.db.transaction(async (m) => {
-      // the bound comes first, in its own statement (see EventLogReader.bound)
-      const bound = await this.log.bound(m);
+      // the bound comes first, in its own statement (see SETTLED_BOUND_SQL)
+      const bound = await this.bound(m);
       const cursors: { tx_id: string; position: number }[] = await m.query(
         `SELECT tx_id::text AS tx_id, position FROM event_relay_cursors WHERE name = $1 FOR UPDATE SKIP LOCKED`,
         [RELAY],
@@ -138,7 +153,7 @@ export class WebhookRelay {
       if (!cur) return null;
       const events: EventRef[] = await m.query(
         `SELECT e.id, e.workspace_id, e.type, e.tx_id::text AS tx_id, e.position FROM events e
-          WHERE (e.tx_id, e.position) > ($1::xid8, $2::bigint) AND ${settled('$3')}
+          WHERE (e.tx_id, e.position) > ($1::xid8, $2::bigint) AND e.tx_id < $3::xid8
           ORDER BY e.tx_id, e.position LIMIT $4`,
         [cur.tx_id, cur.position, bound, BATCH],
       );
@@ -191,11 +206,16 @@ export class WebhookRelay {
     return inserted.map((r) => r.id);
   }
 
+  private async bound(m: EntityManager): Promise<string> {
+    const rows: { bound: string }[] = await m.query(SETTLED_BOUND_SQL);
+    return rows[0]!.bound;
+  }
+
   /** ready: settled events after the cursor; held: committed events after it that wait for the bound. */
   private async lookAhead(cursor: LogCursor): Promise<{ ready: boolean; held: boolean }> {
-    const bound = await this.log.bound();
+    const bound = await this.bound(this.db.manager);
     const rows: { ready: boolean; held: boolean }[] = await this.db.query(
-      `SELECT EXISTS (SELECT 1 FROM events e WHERE (e.tx_id, e.position) > ($1::xid8, $2::bigint) AND ${settled('$3')}) AS ready,
+      `SELECT EXISTS (SELECT 1 FROM events e WHERE (e.tx_id, e.position) > ($1::xid8, $2::bigint) AND e.tx_id < $3::xid8) AS ready,
               EXISTS (SELECT 1 FROM events e WHERE e.tx_id >= $3::xid8) AS held`,
       [cursor.txId, cursor.position, bound],
     );

@@ -394,15 +394,18 @@ describe('attachments: presign and the local storage driver', () => {
     expect(sent.status).toBe(201);
     expect(sent.body.type).toBe('image');
     expect(sent.body.attachment_url).toBe(p.public_url);
-    if (sent.body.attachment !== null) {
-      // present once messages resolve presign records through AttachmentLookup
-      expect(sent.body.attachment).toEqual({
-        url: p.public_url,
-        mime_type: 'image/png',
-        size_bytes: PNG.length,
-        filename: 'cat.png',
-      });
-    }
+    expect(sent.body.attachment).toEqual({
+      url: p.public_url,
+      mime_type: 'image/png',
+      size_bytes: PNG.length,
+      filename: 'cat.png',
+    });
+    const doc = await presign({ filename: 'report.pdf', mime_type: 'application/pdf', size_bytes: PDF.length }, ana.api);
+    expect((await put(doc, PDF, doc.headers)).status).toBe(200);
+    const file = await ana.api.post(`/v1/channels/${channel.id}/messages`, { content: 'the report', attachment_url: doc.public_url });
+    expect(file.body).toMatchObject({ type: 'file', content: 'the report', attachment: { mime_type: 'application/pdf', filename: 'report.pdf' } });
+    const history = await bo.api.get(`/v1/channels/${channel.id}/messages`);
+    expect(history.body.messages[0].attachment.filename).toBe('report.pdf');
   });
 
   it('answers a CORS preflight for browser uploads', async () => {

@@ -50,6 +50,36 @@ describe('send (SPEC message lifecycle: none → live; CONTRACT §7)', () => {
     });
   });
 
+  it('the send answer (built without reading back) is exactly the message as the next read shows it', async () => {
+    const { ws, ch, ana, bo } = await room(t);
+    await ws.api.put('/v1/users/bo', { avatar_url: 'https://cdn.example.com/bo.png' });
+    const parent = await send(ana, ch.id, 'the parent');
+    const gone = await send(ana, ch.id, 'soon unsent');
+    expect((await ana.api.delete(`/v1/messages/${gone.id}`)).status).toBe(200);
+    const answers: Msg[] = [
+      await send(bo, ch.id, 'plain'),
+      await send(bo, ch.id, {
+        content: 'reply with all of it',
+        parent_id: parent.id,
+        mentions: ['cy', 'ana'],
+        attachment_url: `${t.baseUrl}/files/ws/abc/cat.png`,
+        idempotency_key: 'k-1',
+      }),
+      await send(bo, ch.id, { content: 'to an unsent parent', parent_id: gone.id }),
+      (await ws.api.post(`/v1/channels/${ch.external_id}/messages`, { content: 'as bo', user_external_id: 'bo' })).body,
+      (await ws.api.post('/v1/messages', { channel_id: ch.id, content: 'system says', system: true })).body,
+    ];
+    expect(answers[1]!.quoted_message).toMatchObject({ id: parent.id, content: 'the parent', deleted: false });
+    expect(answers[2]!.quoted_message).toMatchObject({ id: gone.id, content: '', deleted: true });
+    expect(answers[3]!.user).toEqual({ id: bo.id, external_id: 'bo', name: 'Bo', avatar_url: 'https://cdn.example.com/bo.png' });
+    const byId = new Map((await history(bo.api, ch.id)).messages.map((m) => [m.id, m]));
+    for (const a of answers) expect(a).toEqual(byId.get(a.id));
+    // the replay (read back) answers the same object
+    const replay = await bo.api.post(`/v1/channels/${ch.id}/messages`, { content: 'ignored', idempotency_key: 'k-1' });
+    expect(replay.status).toBe(200);
+    expect(replay.body).toEqual(answers[1]);
+  });
+
   it('a backend sends for a user with user_external_id, by channel id or external_id', async () => {
     const { ws, ch, bo } = await room(t);
     const a = await ws.api.post(`/v1/channels/${ch.id}/messages`, {

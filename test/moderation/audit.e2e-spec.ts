@@ -18,8 +18,23 @@ describe('GET /v1/moderation/audit', () => {
     const page = await audit(ws);
     expect(page).toEqual({ entries: [expect.any(Object)], has_more: false, next_cursor: null });
     const e = page.entries[0]!;
-    expect(Object.keys(e).sort()).toEqual(['action', 'channel_id', 'created_at', 'excerpt', 'id', 'message_id', 'rule', 'user_id']);
-    expect(e).toMatchObject({ channel_id: ch.id, user_id: ana.id, message_id: m.id, rule: 'profanity', action: 'flag' });
+    expect(Object.keys(e).sort()).toEqual([
+      'action',
+      'channel_id',
+      'created_at',
+      'excerpt',
+      'id',
+      'message_id',
+      'rule',
+      'user_id',
+    ]);
+    expect(e).toMatchObject({
+      channel_id: ch.id,
+      user_id: ana.id,
+      message_id: m.id,
+      rule: 'profanity',
+      action: 'flag',
+    });
     expect(e.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(Array.from(e.excerpt).length).toBeLessThanOrEqual(100);
     expect(e.excerpt).toContain('fuck');
@@ -37,11 +52,17 @@ describe('GET /v1/moderation/audit', () => {
 
     const all = (await audit(ws)).entries;
     expect(all).toHaveLength(6);
-    const sig = (es: AuditEntry[]) => es.map((e) => `${e.user_id === ana.id ? 'ana' : 'bo'}:${e.channel_id === ch.id ? 'ch' : 'other'}:${e.rule}`);
+    const sig = (es: AuditEntry[]) =>
+      es.map(
+        (e) => `${e.user_id === ana.id ? 'ana' : 'bo'}:${e.channel_id === ch.id ? 'ch' : 'other'}:${e.rule}`,
+      );
     expect(sig((await audit(ws, { user: 'ana' })).entries).sort()).toEqual(
       ['ana:ch:link', 'ana:ch:profanity', 'ana:ch:profanity', 'ana:other:link'].sort(),
     );
-    expect(sig((await audit(ws, { channel: other.id })).entries).sort()).toEqual(['ana:other:link', 'bo:other:profanity']);
+    expect(sig((await audit(ws, { channel: other.id })).entries).sort()).toEqual([
+      'ana:other:link',
+      'bo:other:profanity',
+    ]);
     expect(sig((await audit(ws, { channel: other.external_id })).entries).sort()).toEqual([
       'ana:other:link',
       'bo:other:profanity',

@@ -31,7 +31,12 @@ describe('moderation auto_mute', () => {
     ]);
     const events = await loggedEvents(t, ws.id, 'message.moderated');
     expect(events.map((e) => e.payload.action)).toEqual(['flag', 'flag', 'auto_mute']);
-    expect(events[2]!.payload).toMatchObject({ user_id: ana.id, channel_id: ch.id, rule: 'profanity', message_id: second.id });
+    expect(events[2]!.payload).toMatchObject({
+      user_id: ana.id,
+      channel_id: ch.id,
+      rule: 'profanity',
+      message_id: second.id,
+    });
 
     await sleep(2100);
     await send(ana, ch.id, 'back again');
@@ -48,7 +53,11 @@ describe('moderation auto_mute', () => {
       auto_mute: { enabled: true, violations: 2, window_seconds: 60, duration_seconds: 60 },
     });
     for (let i = 0; i < 2; i++)
-      expectError(await ana.api.post(`/v1/channels/${ch.id}/messages`, { content: 'see example.com' }), 422, 'MESSAGE_REJECTED');
+      expectError(
+        await ana.api.post(`/v1/channels/${ch.id}/messages`, { content: 'see example.com' }),
+        422,
+        'MESSAGE_REJECTED',
+      );
     expectError(await ana.api.post(`/v1/channels/${ch.id}/messages`, { content: 'hello' }), 403, 'MUTED');
     const [muteEntry] = (await audit(ws)).entries;
     expect(muteEntry).toMatchObject({ rule: 'link', action: 'auto_mute', message_id: null, user_id: ana.id });
@@ -59,7 +68,11 @@ describe('moderation auto_mute', () => {
 
   it('does nothing while auto_mute is disabled', async () => {
     const { ws, ch, ana } = await room(t);
-    await moderate(ws, { action: 'flag', rules: ['profanity'], auto_mute: { enabled: false, violations: 1 } });
+    await moderate(ws, {
+      action: 'flag',
+      rules: ['profanity'],
+      auto_mute: { enabled: false, violations: 1 },
+    });
     for (let i = 0; i < 3; i++) await send(ana, ch.id, PROFANE);
     expect((await audit(ws)).entries.map((e) => e.action)).toEqual(['flag', 'flag', 'flag']);
   });

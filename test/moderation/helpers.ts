@@ -25,8 +25,13 @@ export async function moderate(ws: TestWorkspace, moderation: Record<string, unk
   if (res.status !== 200) throw new Error(`settings answered ${res.status} ${res.text}`);
 }
 
-export async function audit(ws: TestWorkspace, query: Record<string, string | number> = {}): Promise<AuditPage> {
-  const qs = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString();
+export async function audit(
+  ws: TestWorkspace,
+  query: Record<string, string | number> = {},
+): Promise<AuditPage> {
+  const qs = new URLSearchParams(
+    Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]),
+  ).toString();
   const res = await ws.api.get(`/v1/moderation/audit${qs ? `?${qs}` : ''}`);
   if (res.status !== 200) throw new Error(`audit answered ${res.status} ${res.text}`);
   return res.body as AuditPage;
@@ -43,10 +48,10 @@ export interface LoggedEvent {
 export async function loggedEvents(t: TestApp, workspaceId: string, type: string): Promise<LoggedEvent[]> {
   return t.app
     .get(DataSource)
-    .query(`SELECT type, channel_id, seq, payload FROM events WHERE workspace_id = $1 AND type = $2 ORDER BY position`, [
-      workspaceId,
-      type,
-    ]);
+    .query(
+      `SELECT type, channel_id, seq, payload FROM events WHERE workspace_id = $1 AND type = $2 ORDER BY position`,
+      [workspaceId, type],
+    );
 }
 
 export const PROFANE = 'what the fuck is this';

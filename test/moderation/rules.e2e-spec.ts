@@ -31,7 +31,13 @@ describe('moderation rules × actions', () => {
       const m = await send(ana, ch.id, text);
       expect(m.content).toBe(text);
       expect((await audit(ws)).entries).toEqual([
-        expect.objectContaining({ rule, action: 'flag', message_id: m.id, user_id: ana.id, channel_id: ch.id }),
+        expect.objectContaining({
+          rule,
+          action: 'flag',
+          message_id: m.id,
+          user_id: ana.id,
+          channel_id: ch.id,
+        }),
       ]);
     });
 
@@ -49,10 +55,20 @@ describe('moderation rules × actions', () => {
     it('reject: 422 MESSAGE_REJECTED, nothing stored, recorded without a message id', async () => {
       const { ws, ch, ana } = await room(t);
       await moderate(ws, { action: 'reject', rules: [rule] });
-      expectError(await ana.api.post(`/v1/channels/${ch.id}/messages`, { content: text }), 422, 'MESSAGE_REJECTED');
+      expectError(
+        await ana.api.post(`/v1/channels/${ch.id}/messages`, { content: text }),
+        422,
+        'MESSAGE_REJECTED',
+      );
       expect((await history(ws.api, ch.id)).messages).toEqual([]);
       expect((await audit(ws)).entries).toEqual([
-        expect.objectContaining({ rule, action: 'reject', message_id: null, user_id: ana.id, channel_id: ch.id }),
+        expect.objectContaining({
+          rule,
+          action: 'reject',
+          message_id: null,
+          user_id: ana.id,
+          channel_id: ch.id,
+        }),
       ]);
     });
   });
@@ -60,10 +76,18 @@ describe('moderation rules × actions', () => {
   describe('flood', () => {
     it('allows max_repeats identical messages in the window; the next one violates (flag, mask, reject)', async () => {
       const { ws, ch, ana, bo } = await room(t);
-      await moderate(ws, { action: 'reject', rules: ['flood'], flood: { max_repeats: 2, window_seconds: 30 } });
+      await moderate(ws, {
+        action: 'reject',
+        rules: ['flood'],
+        flood: { max_repeats: 2, window_seconds: 30 },
+      });
       await send(ana, ch.id, 'Buy my stuff');
       await send(ana, ch.id, 'buy  MY stuff'); // the same text once normalised
-      expectError(await ana.api.post(`/v1/channels/${ch.id}/messages`, { content: 'buy my stuff' }), 422, 'MESSAGE_REJECTED');
+      expectError(
+        await ana.api.post(`/v1/channels/${ch.id}/messages`, { content: 'buy my stuff' }),
+        422,
+        'MESSAGE_REJECTED',
+      );
       await send(ana, ch.id, 'something else');
       await send(bo, ch.id, 'buy my stuff'); // another user's count is their own
 
@@ -80,16 +104,28 @@ describe('moderation rules × actions', () => {
 
     it('forgets repeats older than window_seconds', async () => {
       const { ws, ch, ana } = await room(t);
-      await moderate(ws, { action: 'reject', rules: ['flood'], flood: { max_repeats: 1, window_seconds: 1 } });
+      await moderate(ws, {
+        action: 'reject',
+        rules: ['flood'],
+        flood: { max_repeats: 1, window_seconds: 1 },
+      });
       await send(ana, ch.id, 'again');
-      expectError(await ana.api.post(`/v1/channels/${ch.id}/messages`, { content: 'again' }), 422, 'MESSAGE_REJECTED');
+      expectError(
+        await ana.api.post(`/v1/channels/${ch.id}/messages`, { content: 'again' }),
+        422,
+        'MESSAGE_REJECTED',
+      );
       await new Promise((r) => setTimeout(r, 1100));
       await send(ana, ch.id, 'again');
     });
 
     it('does not count edits as repeats', async () => {
       const { ws, ch, ana } = await room(t);
-      await moderate(ws, { action: 'reject', rules: ['flood'], flood: { max_repeats: 1, window_seconds: 30 } });
+      await moderate(ws, {
+        action: 'reject',
+        rules: ['flood'],
+        flood: { max_repeats: 1, window_seconds: 30 },
+      });
       const m = await send(ana, ch.id, 'same');
       expect((await ana.api.patch(`/v1/messages/${m.id}`, { content: 'same' })).status).toBe(200);
       expect((await ana.api.patch(`/v1/messages/${m.id}`, { content: 'same' })).status).toBe(200);
@@ -101,7 +137,11 @@ describe('moderation rules × actions', () => {
     await moderate(ws, { action: 'reject', rules: ['link'] });
     expect((await send(ana, ch.id, PROFANE)).content).toBe(PROFANE);
     expect((await send(ana, ch.id, 'call +1 415 555 2671')).content).toBe('call +1 415 555 2671');
-    expectError(await ana.api.post(`/v1/channels/${ch.id}/messages`, { content: 'see https://example.org' }), 422, 'MESSAGE_REJECTED');
+    expectError(
+      await ana.api.post(`/v1/channels/${ch.id}/messages`, { content: 'see https://example.org' }),
+      422,
+      'MESSAGE_REJECTED',
+    );
     await moderate(ws, { rules: [] });
     expect((await send(ana, ch.id, 'see https://example.org')).content).toBe('see https://example.org');
   });
@@ -156,16 +196,31 @@ describe('moderation rules × actions', () => {
       'MESSAGE_REJECTED',
     );
     await moderate(ws, { action: 'mask' });
-    const res = await ws.api.post('/v1/messages', { channel_id: ch.external_id, content: PROFANE, user_external_id: 'bo' });
+    const res = await ws.api.post('/v1/messages', {
+      channel_id: ch.external_id,
+      content: PROFANE,
+      user_external_id: 'bo',
+    });
     expect([res.status, res.body.content]).toEqual([201, MASKED]);
   });
 
   it('an idempotent replay answers the stored (masked) message and records nothing more', async () => {
     const { ws, ch, ana } = await room(t);
     await moderate(ws, { action: 'mask', rules: ['profanity'] });
-    const first = await ana.api.post(`/v1/channels/${ch.id}/messages`, { content: PROFANE, idempotency_key: 'k1' });
-    const again = await ana.api.post(`/v1/channels/${ch.id}/messages`, { content: PROFANE, idempotency_key: 'k1' });
-    expect([first.status, again.status, again.body.id, again.body.content]).toEqual([201, 200, first.body.id, MASKED]);
+    const first = await ana.api.post(`/v1/channels/${ch.id}/messages`, {
+      content: PROFANE,
+      idempotency_key: 'k1',
+    });
+    const again = await ana.api.post(`/v1/channels/${ch.id}/messages`, {
+      content: PROFANE,
+      idempotency_key: 'k1',
+    });
+    expect([first.status, again.status, again.body.id, again.body.content]).toEqual([
+      201,
+      200,
+      first.body.id,
+      MASKED,
+    ]);
     expect((await audit(ws)).entries).toHaveLength(1);
   });
 });

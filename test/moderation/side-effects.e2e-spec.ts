@@ -22,7 +22,11 @@ describe('moderation side effects: events, webhooks, edits', () => {
     const url = rx.url(200);
     await createWebhook(ws, url, ['message.created', 'message.moderated']);
     await moderate(ws, { action: 'reject', rules: ['profanity'] });
-    expectError(await ana.api.post(`/v1/channels/${ch.id}/messages`, { content: PROFANE }), 422, 'MESSAGE_REJECTED');
+    expectError(
+      await ana.api.post(`/v1/channels/${ch.id}/messages`, { content: PROFANE }),
+      422,
+      'MESSAGE_REJECTED',
+    );
 
     expect((await history(ws.api, ch.id)).messages).toEqual([]);
     expect(await messageEvents(t, ch.id)).toEqual([]);
@@ -89,7 +93,11 @@ describe('moderation side effects: events, webhooks, edits', () => {
     const { ws, ch, ana } = await room(t);
     await moderate(ws, { action: 'reject', rules: ['link'] });
     const m = await send(ana, ch.id, 'before');
-    expectError(await ana.api.patch(`/v1/messages/${m.id}`, { content: 'now at example.com/x' }), 422, 'MESSAGE_REJECTED');
+    expectError(
+      await ana.api.patch(`/v1/messages/${m.id}`, { content: 'now at example.com/x' }),
+      422,
+      'MESSAGE_REJECTED',
+    );
     const [stored] = (await history(ws.api, ch.id)).messages;
     expect([stored!.content, stored!.edited_at]).toEqual(['before', null]);
     expect((await messageEvents(t, ch.id)).map((e) => e.type)).toEqual(['message.created']);

@@ -40,24 +40,45 @@ describe('search (CONTRACT §8)', () => {
   });
 
   async function group(members: string[], by = 'ana'): Promise<{ id: string; external_id: string }> {
-    const res = await ws.api.post('/v1/channels', { type: 'group', external_id: `g-${Math.random().toString(36).slice(2)}`, created_by: by, member_external_ids: members });
+    const res = await ws.api.post('/v1/channels', {
+      type: 'group',
+      external_id: `g-${Math.random().toString(36).slice(2)}`,
+      created_by: by,
+      member_external_ids: members,
+    });
     expect(res.status).toBe(201);
     return res.body as { id: string; external_id: string };
   }
 
-  async function send(u: TestUser, content: string, extra: Record<string, unknown> = {}, channel = ch): Promise<{ id: string; created_at: string }> {
+  async function send(
+    u: TestUser,
+    content: string,
+    extra: Record<string, unknown> = {},
+    channel = ch,
+  ): Promise<{ id: string; created_at: string }> {
     const res = await u.api.post(`/v1/channels/${channel.id}/messages`, { content, ...extra });
     if (res.status !== 201) throw new Error(`send answered ${res.status} ${res.text}`);
     return res.body as { id: string; created_at: string };
   }
 
-  async function searchIn(api: Client, q: string, query: Record<string, string | number> = {}, channel: string = ch.id): Promise<Page> {
-    const res = await api.get(`/v1/channels/${encodeURIComponent(channel)}/messages/search`).query({ q, ...query });
+  async function searchIn(
+    api: Client,
+    q: string,
+    query: Record<string, string | number> = {},
+    channel: string = ch.id,
+  ): Promise<Page> {
+    const res = await api
+      .get(`/v1/channels/${encodeURIComponent(channel)}/messages/search`)
+      .query({ q, ...query });
     if (res.status !== 200) throw new Error(`search ${JSON.stringify(q)} answered ${res.status} ${res.text}`);
     return res.body as Page;
   }
 
-  async function searchAll(api: Client, q: string, query: Record<string, string | number> = {}): Promise<Page> {
+  async function searchAll(
+    api: Client,
+    q: string,
+    query: Record<string, string | number> = {},
+  ): Promise<Page> {
     const res = await api.get('/v1/search/messages').query({ q, ...query });
     if (res.status !== 200) throw new Error(`search ${JSON.stringify(q)} answered ${res.status} ${res.text}`);
     return res.body as Page;
@@ -74,7 +95,14 @@ describe('search (CONTRACT §8)', () => {
         const page = await searchIn(bo.api, 'fox', {}, ref);
         expect(page).toMatchObject({ has_more: false, next_cursor: null });
         expect(ids(page)).toEqual([fox.id]);
-        expect(page.messages[0]).toMatchObject({ id: fox.id, channel_id: ch.id, content: 'the quick brown fox jumps', type: 'text', deleted_at: null, user: { external_id: 'ana' } });
+        expect(page.messages[0]).toMatchObject({
+          id: fox.id,
+          channel_id: ch.id,
+          content: 'the quick brown fox jumps',
+          type: 'text',
+          deleted_at: null,
+          user: { external_id: 'ana' },
+        });
       }
     });
 
@@ -97,7 +125,9 @@ describe('search (CONTRACT §8)', () => {
       const ab = await send(ana, 'apple banana smoothie');
       expect(sorted(ids(await searchIn(ana.api, 'apple OR banana')))).toEqual(sorted([a.id, b.id, ab.id]));
       expect(sorted(ids(await searchIn(ana.api, 'apple OR banana smoothie')))).toEqual([ab.id]);
-      expect(sorted(ids(await searchIn(ana.api, '"apple pie" OR "banana split"')))).toEqual(sorted([a.id, b.id]));
+      expect(sorted(ids(await searchIn(ana.api, '"apple pie" OR "banana split"')))).toEqual(
+        sorted([a.id, b.id]),
+      );
       expect(ids(await searchIn(ana.api, 'or'))).toEqual([or.id]); // lower-case or is a word
       expect(sorted(ids(await searchIn(ana.api, 'OR apple OR')))).toEqual(sorted([a.id, ab.id])); // dangling ORs are ignored
     });
@@ -108,10 +138,20 @@ describe('search (CONTRACT §8)', () => {
       const both = await send(ana, 'apple pie and apple tart');
       expect(sorted(ids(await searchIn(ana.api, 'apple -tart')))).toEqual([pie.id]);
       expect(sorted(ids(await searchIn(ana.api, 'apple -"apple tart"')))).toEqual([pie.id]);
-      expect(sorted(ids(await searchIn(ana.api, 'apple -"tart apple"')))).toEqual(sorted([pie.id, tart.id, both.id]));
+      expect(sorted(ids(await searchIn(ana.api, 'apple -"tart apple"')))).toEqual(
+        sorted([pie.id, tart.id, both.id]),
+      );
       expect(sorted(ids(await searchIn(ana.api, 'e-mail OR apple -pie')))).toEqual([tart.id]); // - inside a word is punctuation
-      expectError(await ana.api.get(`/v1/channels/${ch.id}/messages/search`).query({ q: '-apple' }), 400, 'VALIDATION_ERROR');
-      expectError(await ana.api.get('/v1/search/messages').query({ q: '-apple -"pie"' }), 400, 'VALIDATION_ERROR');
+      expectError(
+        await ana.api.get(`/v1/channels/${ch.id}/messages/search`).query({ q: '-apple' }),
+        400,
+        'VALIDATION_ERROR',
+      );
+      expectError(
+        await ana.api.get('/v1/search/messages').query({ q: '-apple -"pie"' }),
+        400,
+        'VALIDATION_ERROR',
+      );
     });
 
     it('is case-insensitive in any script, ignores punctuation and does not stem', async () => {
@@ -167,7 +207,10 @@ describe('search (CONTRACT §8)', () => {
 
     it('pages with cursor=next_cursor over the full order: every match once, the same order as one big page', async () => {
       const sent: string[] = [];
-      for (let i = 0; i < 13; i++) sent.push((await send(i % 2 ? ana : bo, i % 3 ? `guava number ${i}` : `guava guava number ${i} guava`)).id);
+      for (let i = 0; i < 13; i++)
+        sent.push(
+          (await send(i % 2 ? ana : bo, i % 3 ? `guava number ${i}` : `guava guava number ${i} guava`)).id,
+        );
       await send(ana, 'no match here');
       const all = await searchIn(ana.api, 'guava', { limit: 100 });
       expect(sorted(ids(all))).toEqual(sorted(sent));
@@ -191,11 +234,26 @@ describe('search (CONTRACT §8)', () => {
       for (let i = 0; i < 3; i++) await send(ana, `melon ${i}`);
       expect((await searchIn(ana.api, 'melon', { limit: 1 })).messages).toHaveLength(1);
       for (const limit of ['0', '101', 'abc', '1.5', '-1']) {
-        expectError(await ana.api.get(`/v1/channels/${ch.id}/messages/search`).query({ q: 'melon', limit }), 400, 'VALIDATION_ERROR');
+        expectError(
+          await ana.api.get(`/v1/channels/${ch.id}/messages/search`).query({ q: 'melon', limit }),
+          400,
+          'VALIDATION_ERROR',
+        );
       }
       const bad = (parts: unknown) => Buffer.from(JSON.stringify(parts)).toString('base64url');
-      for (const cursor of ['garbage', bad(['1e999', '2026-01-01T00:00:00.000000Z', ch.id]), bad(['0.1', '2026-02-31T00:00:00.000000Z', ch.id]), bad(['0.1', '2026-01-01T00:00:00.000000Z', 'x']), bad(['NaN', '2026-01-01T00:00:00.000000Z', ch.id]), bad([1, 2])]) {
-        expectError(await ana.api.get(`/v1/channels/${ch.id}/messages/search`).query({ q: 'melon', cursor }), 400, 'VALIDATION_ERROR');
+      for (const cursor of [
+        'garbage',
+        bad(['1e999', '2026-01-01T00:00:00.000000Z', ch.id]),
+        bad(['0.1', '2026-02-31T00:00:00.000000Z', ch.id]),
+        bad(['0.1', '2026-01-01T00:00:00.000000Z', 'x']),
+        bad(['NaN', '2026-01-01T00:00:00.000000Z', ch.id]),
+        bad([1, 2]),
+      ]) {
+        expectError(
+          await ana.api.get(`/v1/channels/${ch.id}/messages/search`).query({ q: 'melon', cursor }),
+          400,
+          'VALIDATION_ERROR',
+        );
       }
     });
   });
@@ -208,34 +266,70 @@ describe('search (CONTRACT §8)', () => {
       await sleep(15);
       const m3 = await send(ana, 'plum three');
       expect(ids(await searchIn(ana.api, 'plum', { before: m2.created_at }))).toEqual([m1.id]);
-      expect(sorted(ids(await searchIn(ana.api, 'plum', { after: m1.created_at })))).toEqual(sorted([m2.id, m3.id]));
-      expect(ids(await searchIn(ana.api, 'plum', { after: m1.created_at, before: m3.created_at }))).toEqual([m2.id]);
+      expect(sorted(ids(await searchIn(ana.api, 'plum', { after: m1.created_at })))).toEqual(
+        sorted([m2.id, m3.id]),
+      );
+      expect(ids(await searchIn(ana.api, 'plum', { after: m1.created_at, before: m3.created_at }))).toEqual([
+        m2.id,
+      ]);
       // the same instant written with an offset
       const plusOne = new Date(Date.parse(m2.created_at) + 3600_000).toISOString().replace('Z', '+01:00');
       expect(ids(await searchAll(ana.api, 'plum', { before: plusOne }))).toEqual([m1.id]);
-      expect(ids(await searchAll(ana.api, 'plum', { before: m2.created_at.replace('Z', '+00:00') }))).toEqual([m1.id]);
-      for (const bad of ['yesterday', '2026-02-31T00:00:00Z', '2026-01-01', '2026-01-01T25:00:00Z', '0000-01-01T00:00:00Z', '2026-01-01T00:00:00+24:00', '']) {
-        expectError(await ana.api.get(`/v1/channels/${ch.id}/messages/search`).query({ q: 'plum', before: bad }), 400, 'VALIDATION_ERROR');
-        expectError(await ana.api.get('/v1/search/messages').query({ q: 'plum', after: bad }), 400, 'VALIDATION_ERROR');
+      expect(ids(await searchAll(ana.api, 'plum', { before: m2.created_at.replace('Z', '+00:00') }))).toEqual(
+        [m1.id],
+      );
+      for (const bad of [
+        'yesterday',
+        '2026-02-31T00:00:00Z',
+        '2026-01-01',
+        '2026-01-01T25:00:00Z',
+        '0000-01-01T00:00:00Z',
+        '2026-01-01T00:00:00+24:00',
+        '',
+      ]) {
+        expectError(
+          await ana.api.get(`/v1/channels/${ch.id}/messages/search`).query({ q: 'plum', before: bad }),
+          400,
+          'VALIDATION_ERROR',
+        );
+        expectError(
+          await ana.api.get('/v1/search/messages').query({ q: 'plum', after: bad }),
+          400,
+          'VALIDATION_ERROR',
+        );
       }
     });
 
     it('user (author external id), type and has_attachment filter; unknown values of enums are 400', async () => {
       const byAna = await send(ana, 'maintenance tonight');
       const byBo = await send(bo, 'maintenance done');
-      const sys = await ws.api.post('/v1/messages', { channel_id: ch.id, content: 'maintenance scheduled', system: true });
+      const sys = await ws.api.post('/v1/messages', {
+        channel_id: ch.id,
+        content: 'maintenance scheduled',
+        system: true,
+      });
       expect(sys.status).toBe(201);
       const img = await send(cy, 'maintenance photo', { attachment_url: `${t.baseUrl}/files/plan.png` });
-      expect(sorted(ids(await searchIn(ana.api, 'maintenance')))).toEqual(sorted([byAna.id, byBo.id, sys.body.id as string, img.id]));
+      expect(sorted(ids(await searchIn(ana.api, 'maintenance')))).toEqual(
+        sorted([byAna.id, byBo.id, sys.body.id as string, img.id]),
+      );
       expect(ids(await searchIn(ana.api, 'maintenance', { user: 'bo' }))).toEqual([byBo.id]);
       expect(ids(await searchIn(ana.api, 'maintenance', { user: 'nobody' }))).toEqual([]);
       expect(ids(await searchIn(ana.api, 'maintenance', { type: 'system' }))).toEqual([sys.body.id]);
       expect(ids(await searchIn(ana.api, 'maintenance', { type: 'image' }))).toEqual([img.id]);
       expect(ids(await searchIn(ana.api, 'maintenance', { has_attachment: 'true' }))).toEqual([img.id]);
-      expect(sorted(ids(await searchIn(ana.api, 'maintenance', { has_attachment: 'false', type: 'text' })))).toEqual(sorted([byAna.id, byBo.id]));
-      expect(ids(await searchAll(ws.api, 'maintenance', { user: 'cy', has_attachment: 'true' }))).toEqual([img.id]);
+      expect(
+        sorted(ids(await searchIn(ana.api, 'maintenance', { has_attachment: 'false', type: 'text' }))),
+      ).toEqual(sorted([byAna.id, byBo.id]));
+      expect(ids(await searchAll(ws.api, 'maintenance', { user: 'cy', has_attachment: 'true' }))).toEqual([
+        img.id,
+      ]);
       for (const query of [{ type: 'video' }, { has_attachment: 'yes' }, { user: '' }, { unknown: '1' }]) {
-        expectError(await ana.api.get(`/v1/channels/${ch.id}/messages/search`).query({ q: 'maintenance', ...query }), 400, 'VALIDATION_ERROR');
+        expectError(
+          await ana.api.get(`/v1/channels/${ch.id}/messages/search`).query({ q: 'maintenance', ...query }),
+          400,
+          'VALIDATION_ERROR',
+        );
       }
     });
   });
@@ -251,15 +345,34 @@ describe('search (CONTRACT §8)', () => {
         if (!hit) throw new Error(`no hit for ${q} in ${content}`);
         return hit.highlights.map(([s, e]) => [s, e, content.slice(s, e)]);
       };
-      expect(await one('fig', 'Fig jam with fig bread')).toEqual([[0, 3, 'Fig'], [13, 16, 'fig']]);
+      expect(await one('fig', 'Fig jam with fig bread')).toEqual([
+        [0, 3, 'Fig'],
+        [13, 16, 'fig'],
+      ]);
       expect(await one('会议', '明天的会议在三点')).toEqual([[3, 5, '会议']]);
       expect(await one('会议在', '明天的会议在三点')).toEqual([[3, 6, '会议在']]);
-      expect(await one('明 点', '明天的会议在三点')).toEqual([[0, 1, '明'], [7, 8, '点']]);
-      expect(await one('FIG', '😀 Fig 🎉 emoji, fig!')).toEqual([[3, 6, 'Fig'], [17, 20, 'fig']]);
+      expect(await one('明 点', '明天的会议在三点')).toEqual([
+        [0, 1, '明'],
+        [7, 8, '点'],
+      ]);
+      expect(await one('FIG', '😀 Fig 🎉 emoji, fig!')).toEqual([
+        [3, 6, 'Fig'],
+        [17, 20, 'fig'],
+      ]);
       // punctuation between the words of a phrase does not matter, in matching or in highlights
-      expect(await one('"fig tree"', 'the fig tree, a fig, TREE')).toEqual([[4, 12, 'fig tree'], [16, 25, 'fig, TREE']]);
-      expect(await one('fig OR jam -bread', 'the fig tree, a fig, TREE')).toEqual([[4, 7, 'fig'], [16, 19, 'fig']]);
-      expect(await one('"a fig" OR tree', 'the fig tree, a fig, TREE')).toEqual([[8, 12, 'tree'], [14, 19, 'a fig'], [21, 25, 'TREE']]);
+      expect(await one('"fig tree"', 'the fig tree, a fig, TREE')).toEqual([
+        [4, 12, 'fig tree'],
+        [16, 25, 'fig, TREE'],
+      ]);
+      expect(await one('fig OR jam -bread', 'the fig tree, a fig, TREE')).toEqual([
+        [4, 7, 'fig'],
+        [16, 19, 'fig'],
+      ]);
+      expect(await one('"a fig" OR tree', 'the fig tree, a fig, TREE')).toEqual([
+        [8, 12, 'tree'],
+        [14, 19, 'a fig'],
+        [21, 25, 'TREE'],
+      ]);
     });
   });
 
@@ -269,7 +382,9 @@ describe('search (CONTRACT §8)', () => {
       const kept = await send(ana, 'durian public');
       const edited = await send(ana, 'walnut original');
       expect((await ana.api.delete(`/v1/messages/${gone.id}`)).status).toBe(200);
-      expect((await ana.api.patch(`/v1/messages/${edited.id}`, { content: 'pecan revised' })).status).toBe(200);
+      expect((await ana.api.patch(`/v1/messages/${edited.id}`, { content: 'pecan revised' })).status).toBe(
+        200,
+      );
       expect(ids(await searchIn(ana.api, 'durian'))).toEqual([kept.id]);
       expect(ids(await searchIn(ana.api, 'secret'))).toEqual([]);
       expect(ids(await searchAll(ws.api, 'secret'))).toEqual([]);
@@ -311,12 +426,27 @@ describe('search (CONTRACT §8)', () => {
       await send(ana, 'quince report');
       const other = await newWorkspace(t);
       const zed = await other.user('zed');
-      const theirs = await other.api.post('/v1/channels', { type: 'group', external_id: 'theirs', created_by: 'zed', member_external_ids: [] });
+      const theirs = await other.api.post('/v1/channels', {
+        type: 'group',
+        external_id: 'theirs',
+        created_by: 'zed',
+        member_external_ids: [],
+      });
       await zed.api.post(`/v1/channels/${theirs.body.id}/messages`, { content: 'quince elsewhere' });
-      expectError(await ana.api.get(`/v1/channels/${theirs.body.id}/messages/search`).query({ q: 'quince' }), 404, 'NOT_FOUND');
-      expectError(await ws.api.get(`/v1/channels/${theirs.body.id}/messages/search`).query({ q: 'quince' }), 404, 'NOT_FOUND');
+      expectError(
+        await ana.api.get(`/v1/channels/${theirs.body.id}/messages/search`).query({ q: 'quince' }),
+        404,
+        'NOT_FOUND',
+      );
+      expectError(
+        await ws.api.get(`/v1/channels/${theirs.body.id}/messages/search`).query({ q: 'quince' }),
+        404,
+        'NOT_FOUND',
+      );
       expect((await searchAll(ws.api, 'quince')).messages.map((m) => m.content)).toEqual(['quince report']);
-      expect((await searchAll(other.api, 'quince')).messages.map((m) => m.content)).toEqual(['quince elsewhere']);
+      expect((await searchAll(other.api, 'quince')).messages.map((m) => m.content)).toEqual([
+        'quince elsewhere',
+      ]);
     });
 
     it('needs credentials', async () => {
@@ -362,7 +492,8 @@ describe('search (CONTRACT §8)', () => {
       for (const q of hostile) {
         for (const path of [`/v1/channels/${ch.id}/messages/search`, '/v1/search/messages']) {
           const res = await ana.api.get(path).query({ q });
-          if (res.status !== 200 && res.status !== 400) throw new Error(`${JSON.stringify(q)} on ${path}: ${res.status} ${res.text}`);
+          if (res.status !== 200 && res.status !== 400)
+            throw new Error(`${JSON.stringify(q)} on ${path}: ${res.status} ${res.text}`);
           if (res.status === 400) expectError(res, 400, 'VALIDATION_ERROR');
         }
       }
@@ -370,7 +501,9 @@ describe('search (CONTRACT §8)', () => {
       expect(ids(await searchIn(ana.api, "'; DROP TABLE messages; --"))).toEqual([m.id]);
       expect(ids(await searchIn(ana.api, '100%'))).toEqual([m.id]);
       expect(ids(await searchIn(ana.api, '&|!<->:*()'))).toEqual([]);
-      expect((await ana.api.get('/v1/search/messages').query({ q: 'x', user: 'a\u0000b' })).status).toBeLessThan(500);
+      expect(
+        (await ana.api.get('/v1/search/messages').query({ q: 'x', user: 'a\u0000b' })).status,
+      ).toBeLessThan(500);
     });
 
     it('q is required, 1..256 characters', async () => {
@@ -411,9 +544,21 @@ describe('search (CONTRACT §8)', () => {
             return [];
           },
         } as unknown as EntityManager;
-        const base = { workspaceId: ws.id, tsquery: "'rareword'", filters: {}, hiddenUserIds: [], take: 51, exact: ['rareword'], prefixes: [] };
+        const base = {
+          workspaceId: ws.id,
+          tsquery: "'rareword'",
+          filters: {},
+          hiddenUserIds: [],
+          take: 51,
+          exact: ['rareword'],
+          prefixes: [],
+        };
         await repo.page(explain, { ...base, scope: { kind: 'channel', channelId: ch.id } });
-        await repo.page(explain, { ...base, scope: { kind: 'channels', channelIds: [ch.id] }, hiddenUserIds: [bo.id] });
+        await repo.page(explain, {
+          ...base,
+          scope: { kind: 'channels', channelIds: [ch.id] },
+          hiddenUserIds: [bo.id],
+        });
         await repo.page(explain, { ...base, scope: { kind: 'workspace' } });
       });
       expect(plans).toHaveLength(3);

@@ -2,6 +2,8 @@ import { ChildProcess, spawn } from 'child_process';
 import net from 'net';
 import { join } from 'path';
 import Redis from 'ioredis';
+import { Client as PgClient } from 'pg';
+import { newId } from '../../src/common/ids';
 import { startTestApp, TestApp } from '../support/app';
 import { Client, newWorkspace } from '../support/fixtures';
 import { Receiver, ReceivedRequest } from '../support/receiver';
@@ -76,6 +78,50 @@ const distinctOk = (reqs: ReceivedRequest[]) =>
   );
 
 describe('webhook delivery faults (PostgreSQL + Redis)', () => {
+  it('never skips an event whose transaction commits late, even with newer transactions still open', async () => {
+    const rx = await Receiver.start();
+    const t = await startTestApp();
+    const slow = new PgClient({ connectionString: t.env.DATABASE_URL });
+    const newer = new PgClient({ connectionString: t.env.DATABASE_URL });
+    const newest = new PgClient({ connectionString: t.env.DATABASE_URL });
+    await Promise.all([slow.connect(), newer.connect(), newest.connect()]);
+    try {
+      const ws = await newWorkspace(t);
+      const url = rx.url(200);
+      await createWebhook(ws, url, ['user.created']);
+      // T1 writes an event and stays open
+      await slow.query('BEGIN');
+      await slow.query(
+        `INSERT INTO events (id, workspace_id, type, payload) VALUES ($1, $2, 'user.created', $3)`,
+        [newId(), ws.id, { user: { id: newId(), external_id: 'late', name: 'Late' } }],
+      );
+      // a later transaction commits an event, and two newer ones take ids and stay open (the second
+      // id is above the xmax of a reader's snapshot, which must not lift the bound past T1)
+      await provision(ws, 'early');
+      for (const c of [newer, newest]) {
+        await c.query('BEGIN');
+        await c.query('SELECT pg_current_xact_id()');
+      }
+      await sleep(800);
+      expect(rx.received(url).map((r) => r.json.data.user.external_id)).toEqual([]); // held behind T1
+      await slow.query('COMMIT');
+      await rx.waitFor(url, { count: 2 });
+      expect(
+        rx
+          .received(url)
+          .map((r) => r.json.data.user.external_id)
+          .sort(),
+      ).toEqual(['early', 'late']);
+    } finally {
+      for (const c of [slow, newer, newest]) {
+        await c.query('ROLLBACK').catch(() => undefined);
+        await c.end();
+      }
+      await t.close();
+      await rx.close();
+    }
+  });
+
   it('delivers every event exactly once per webhook across a Redis crash', async () => {
     const redis = new PrivateRedis(await freePort());
     await redis.start();

@@ -23,14 +23,14 @@ export class Search1763690400000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     // lower() follows the collation: pick one with Unicode case mapping whatever the database default
-    const found: { collname: string }[] = await q.query(
+    const found = (await q.query(
       `SELECT collname FROM pg_collation WHERE collname IN ('pg_c_utf8', 'C.utf8', 'C.UTF-8') AND collencoding IN (-1, 6)`,
-    );
+    )) as { collname: string }[];
     const collation = ['pg_c_utf8', 'C.utf8', 'C.UTF-8'].find((c) => found.some((r) => r.collname === c));
     const folded = (expr: string) => (collation ? `lower(${expr} COLLATE "${collation}")` : `lower(${expr})`);
     // a generated column's function runs under the writer's search_path (pg_restore: an empty one), so
     // the call between the two functions names the schema
-    const schema: { s: string }[] = await q.query(`SELECT quote_ident(current_schema()) AS s`);
+    const schema = (await q.query(`SELECT quote_ident(current_schema()) AS s`)) as { s: string }[];
 
     const sep = `[${SEPARATORS}]`;
     const nospace = `[${NO_SPACE_SCRIPTS}]`;
@@ -125,6 +125,7 @@ function bracket(ranges: [number, number][]): string {
 }
 
 /** Whitespace, punctuation, symbols and emoji of the common blocks: never part of a word. */
+// prettier-ignore
 const SEPARATORS = bracket([
   [0x0001, 0x002f], [0x003a, 0x0040], [0x005b, 0x0060], [0x007b, 0x00bf], [0x00d7, 0x00d7], [0x00f7, 0x00f7],
   [0x037e, 0x037e], [0x0387, 0x0387], [0x055a, 0x055f], [0x0589, 0x058a],
@@ -141,6 +142,7 @@ const SEPARATORS = bracket([
 ]);
 
 /** Scripts written without spaces between words (and Hangul, whose words carry attached particles). */
+// prettier-ignore
 const NO_SPACE_SCRIPTS = bracket([
   [0x0e01, 0x0e4e], [0x0e50, 0x0e59], [0x0e80, 0x0eff], // Thai (less its punctuation), Lao
   [0x1000, 0x109f], [0x1100, 0x11ff], // Myanmar, Hangul Jamo

@@ -25,9 +25,15 @@ export class Moderation1763690600000 implements MigrationInterface {
       )`);
     // pages are newest first by id (UUIDv7, time-ordered), per workspace and per filter
     await q.query(`CREATE INDEX moderation_audit_workspace ON moderation_audit (workspace_id, id DESC)`);
-    await q.query(`CREATE INDEX moderation_audit_user ON moderation_audit (workspace_id, user_external_id, id DESC)`);
-    await q.query(`CREATE INDEX moderation_audit_channel ON moderation_audit (workspace_id, channel_id, id DESC)`);
-    await q.query(`CREATE INDEX moderation_audit_channel_ext ON moderation_audit (workspace_id, channel_external_id, id DESC)`);
+    await q.query(
+      `CREATE INDEX moderation_audit_user ON moderation_audit (workspace_id, user_external_id, id DESC)`,
+    );
+    await q.query(
+      `CREATE INDEX moderation_audit_channel ON moderation_audit (workspace_id, channel_id, id DESC)`,
+    );
+    await q.query(
+      `CREATE INDEX moderation_audit_channel_ext ON moderation_audit (workspace_id, channel_external_id, id DESC)`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -6,6 +6,7 @@ import type { Span } from './fold';
  * which already has every two-letter country code (so `bit.ly`, `t.me`, `x.io`) and com, net, org, info,
  * biz, edu, gov, shop, рф… File-like suffixes (zip, mov) stay out, so "notes.zip" is not a link.
  */
+// prettier-ignore
 const EXTRA_TLDS = [
   'app', 'dev', 'xyz', 'top', 'online', 'site', 'club', 'store', 'live', 'link', 'tech', 'cloud', 'blog', 'page',
   'art', 'icu', 'click', 'website', 'space', 'fun', 'life', 'world', 'today', 'news', 'email', 'chat', 'social',

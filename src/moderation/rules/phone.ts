@@ -40,7 +40,8 @@ export function findPhoneNumbers(content: string): Span[] {
     if (trunk !== null && !hasTrunk) continue;
     for (const n of findPhoneNumbersInText(content, { defaultCountry: country })) {
       const raw = content.slice(n.startsAt, n.endsAt);
-      if (DATE.test(raw) || REFERENCE_MARK.test(content.slice(Math.max(0, n.startsAt - 3), n.startsAt))) continue;
+      if (DATE.test(raw) || REFERENCE_MARK.test(content.slice(Math.max(0, n.startsAt - 3), n.startsAt)))
+        continue;
       if (trunk !== null && !INTERNATIONAL.test(raw) && /\d/.exec(raw)?.[0] !== trunk) continue;
       found.set(`${n.startsAt}:${n.endsAt}`, { start: n.startsAt, end: n.endsAt });
     }

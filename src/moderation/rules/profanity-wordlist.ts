@@ -11,6 +11,7 @@
  * "porra", "kanker", "troia", "fick", Swedish for "got"), and unaccented spellings that are other words
  * ("cono" for "coño", "pede" for "pédé"). Workspaces add their own words through `blocklist`.
  */
+// prettier-ignore
 export const PROFANITY_WORDLIST: Readonly<Record<string, readonly string[]>> = {
   en: [
     'fuck', 'fucks', 'fucked', 'fucker', 'fuckers', 'fuckin', 'fucking', 'fuckhead', 'fuckface', 'fuckwit',

@@ -53,7 +53,9 @@ describe('profanity rule', () => {
 
   it('applies the workspace blocklist, whole words, case-insensitively, phrases across separators', () => {
     expect(mask('you are a zorblax today', ['zorblax'])).toBe('you are a *** today');
-    expect(mask('the zorblaxian fleet near Scunthorpe', ['zorblax'])).toBe('the zorblaxian fleet near Scunthorpe');
+    expect(mask('the zorblaxian fleet near Scunthorpe', ['zorblax'])).toBe(
+      'the zorblaxian fleet near Scunthorpe',
+    );
     expect(mask('zorblaxian and ZORBLAX', ['Zorblax'])).toBe('zorblaxian and ***');
     expect(mask('a Bad  Word here, bad-word there', ['bad word'])).toBe('a *** here, *** there');
     expect(mask('Straße und STRASSE', ['strasse'])).toBe('*** und ***');

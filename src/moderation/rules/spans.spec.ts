@@ -2,14 +2,26 @@ import { excerptAround, maskSpans, mergeSpans } from './spans';
 
 describe('spans', () => {
   it('merges overlapping and touching spans', () => {
-    expect(mergeSpans([{ start: 5, end: 8 }, { start: 0, end: 2 }, { start: 7, end: 10 }, { start: 10, end: 12 }])).toEqual([
+    expect(
+      mergeSpans([
+        { start: 5, end: 8 },
+        { start: 0, end: 2 },
+        { start: 7, end: 10 },
+        { start: 10, end: 12 },
+      ]),
+    ).toEqual([
       { start: 0, end: 2 },
       { start: 5, end: 12 },
     ]);
   });
 
   it('masks each span with ***', () => {
-    expect(maskSpans('a bb c dd e', [{ start: 2, end: 4 }, { start: 7, end: 9 }])).toBe('a *** c *** e');
+    expect(
+      maskSpans('a bb c dd e', [
+        { start: 2, end: 4 },
+        { start: 7, end: 9 },
+      ]),
+    ).toBe('a *** c *** e');
     expect(maskSpans('whole', [{ start: 0, end: 5 }])).toBe('***');
     expect(maskSpans('none', [])).toBe('none');
   });

@@ -1,0 +1,154 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { newId } from '../common/ids';
+import { isoNotNull } from '../common/time';
+import { EventLogService } from '../events/event-log.service';
+import { MessagesRepository } from '../messages/messages.repository';
+import { ChannelRow, ChannelsRepository } from './channels.repository';
+
+/** Someone named in a membership notice. */
+export interface NoticeUser {
+  name: string | null;
+  external_id: string;
+}
+
+/** At most this many names in one notice; the rest are counted ("and 3 others"). */
+const NOTICE_MAX_NAMES = 10;
+
+/**
+ * What every membership change has to do besides the row itself, shared by the channel routes and
+ * by user deletion: the last-admin rule and CONTRACT §6's optional system messages ("Ana added Bo").
+ * Everything runs in the caller's transaction, which must hold the channel row's lock.
+ */
+@Injectable()
+export class ChannelMembership {
+  constructor(
+    private readonly channels: ChannelsRepository,
+    private readonly messages: MessagesRepository,
+    private readonly events: EventLogService,
+  ) {}
+
+  /**
+   * The workspace setting `system_messages_for_membership` (default false), read through the
+   * caller's transaction (the embedded database has one connection: a read beside it would wait forever).
+   */
+  async noticesEnabled(m: EntityManager, workspaceId: string): Promise<boolean> {
+    const rows: { enabled: unknown }[] = await m.query(
+      `SELECT settings->'system_messages_for_membership' AS enabled FROM workspaces WHERE id = $1`,
+      [workspaceId],
+    );
+    return rows[0]?.enabled === true;
+  }
+
+  /** "Ana added Bo and Cy" (a user acting) or "Bo and Cy joined" (a backend key). */
+  addedNotice(actor: NoticeUser | null, added: NoticeUser[]): string {
+    return actor ? `${nameOf(actor)} added ${names(added)}` : `${names(added)} joined`;
+  }
+
+  /** "Bo left" (leaving, or a deleted user), "Ana removed Bo" (an admin), "Bo was removed" (a backend key). */
+  removedNotice(actor: NoticeUser | null, removed: NoticeUser[], self: boolean): string {
+    if (self) return `${names(removed)} left`;
+    if (actor) return `${nameOf(actor)} removed ${names(removed)}`;
+    return `${names(removed)} ${removed.length === 1 ? 'was' : 'were'} removed`;
+  }
+
+  /** Posts a system message into the channel and logs its `message.created`, like POST /v1/messages with system: true. */
+  async postNotice(m: EntityManager, workspaceId: string, channel: ChannelRow, content: string): Promise<void> {
+    const inserted = await this.messages.insert(m, {
+      id: newId(),
+      workspaceId,
+      channelId: channel.id,
+      userId: null,
+      senderKey: 'system',
+      type: 'system',
+      content,
+      attachmentUrl: null,
+      attachment: null,
+      parentId: null,
+      idempotencyKey: null,
+    });
+    if (!inserted.id) throw new Error('a system message without an idempotency key cannot conflict');
+    await this.events.append(m, {
+      workspaceId,
+      channelId: channel.id,
+      type: 'message.created',
+      payload: {
+        message: {
+          id: inserted.id,
+          channel_id: channel.id,
+          channel_external_id: channel.external_id,
+          user: null,
+          content,
+          type: 'system',
+          attachment_url: null,
+          created_at: isoNotNull(inserted.created_at!),
+        },
+      },
+    });
+  }
+
+  /** After someone leaves: a group that still has members but no admin gets its earliest-joined member promoted. */
+  async ensureAnAdmin(m: EntityManager, workspaceId: string, channel: ChannelRow): Promise<void> {
+    if (channel.type !== 'group') return;
+    const members = await this.channels.members(m, [channel.id]);
+    if (!members.length || members.some((x) => x.role === 'admin')) return;
+    const next = members[0]!; // ordered by joined_at
+    await this.channels.setRole(m, channel.id, next.user_id, 'admin');
+    await this.events.append(m, {
+      workspaceId,
+      channelId: channel.id,
+      type: 'member.role_changed',
+      payload: {
+        channel_id: channel.id,
+        channel_external_id: channel.external_id,
+        user_id: next.user_id,
+        external_id: next.external_id,
+        role: 'admin',
+      },
+    });
+  }
+
+  /**
+   * A user is being deleted (CONTRACT §5: their memberships go with them): leaves every channel the
+   * way a self-leave does, so groups they administered get a new admin, members hear `member.left`
+   * and, when the setting is on, groups get "Bo left". Channels are locked in id order, so two
+   * deletions never deadlock each other; every other writer locks one channel at a time.
+   */
+  async leaveAll(m: EntityManager, workspaceId: string, user: { id: string } & NoticeUser): Promise<void> {
+    const channels = await this.channels.lockChannelsOf(m, workspaceId, user.id);
+    if (!channels.length) return;
+    const notices = channels.some((c) => c.type === 'group') && (await this.noticesEnabled(m, workspaceId));
+    for (const channel of channels) {
+      const removed = await this.channels.removeMembers(m, channel.id, [user.id]);
+      if (!removed.length) continue;
+      await this.events.append(m, {
+        workspaceId,
+        channelId: channel.id,
+        type: 'member.left',
+        payload: {
+          channel_id: channel.id,
+          channel_external_id: channel.external_id,
+          user_id: user.id,
+          external_id: user.external_id,
+        },
+        audience: [user.id],
+      });
+      if (notices && channel.type === 'group')
+        await this.postNotice(m, workspaceId, channel, this.removedNotice(null, [user], true));
+      await this.ensureAnAdmin(m, workspaceId, channel);
+    }
+  }
+}
+
+function nameOf(u: NoticeUser): string {
+  return u.name?.trim() || u.external_id;
+}
+
+/** "Bo", "Bo and Cy", "Bo, Cy and Di", "Bo, Cy, … and 5 others". */
+function names(users: NoticeUser[]): string {
+  const shown = users.slice(0, NOTICE_MAX_NAMES).map(nameOf);
+  const rest = users.length - shown.length;
+  if (rest > 0) return `${shown.join(', ')} and ${rest} ${rest === 1 ? 'other' : 'others'}`;
+  if (shown.length === 1) return shown[0]!;
+  return `${shown.slice(0, -1).join(', ')} and ${shown[shown.length - 1]}`;
+}
