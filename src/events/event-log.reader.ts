@@ -16,7 +16,8 @@ export const LOG_START: LogCursor = { txId: '0', position: 0 };
 /**
  * The settled bound: every transaction with an id below it has finished. On PostgreSQL it is the
  * oldest transaction id still running *in this database* (from pg_stat_activity, widened to 64 bits
- * with the current epoch), so a long transaction in another database of the cluster does not hold
+ * with the epoch of the snapshot's xmax; running ids lie within 2^31 of it, and one that started after
+ * the snapshot is above it, hence LEAST), so a long transaction in another database of the cluster does not hold
  * readers back; with no writer running it is the next id to be assigned. PGlite runs one transaction
  * at a time, so there its snapshot's xmin is exact.
  *
@@ -26,12 +27,13 @@ export const LOG_START: LogCursor = { txId: '0', position: 0 };
 const POSTGRES_BOUND = `
   WITH s AS (SELECT pg_snapshot_xmax(pg_current_snapshot())::text::numeric AS xmax),
        e AS (SELECT floor(s.xmax / 4294967296) * 4294967296 AS base, s.xmax FROM s),
-       r AS (SELECT min(CASE WHEN e.base + a.backend_xid::text::numeric > e.xmax
-                             THEN e.base + a.backend_xid::text::numeric - 4294967296
-                             ELSE e.base + a.backend_xid::text::numeric END) AS m
+       x AS (SELECT e.base + a.backend_xid::text::numeric AS full_id, e.xmax
                FROM pg_stat_activity a, e
-              WHERE a.datname = current_database() AND a.backend_xid IS NOT NULL AND a.pid <> pg_backend_pid())
-  SELECT COALESCE(r.m, e.xmax)::text AS bound FROM r, e`;
+              WHERE a.datname = current_database() AND a.backend_xid IS NOT NULL AND a.pid <> pg_backend_pid()),
+       r AS (SELECT min(CASE WHEN full_id > xmax + 2147483648 THEN full_id - 4294967296
+                             WHEN full_id < xmax - 2147483648 THEN full_id + 4294967296
+                             ELSE full_id END) AS m FROM x)
+  SELECT LEAST(COALESCE(r.m, e.xmax), e.xmax)::text AS bound FROM r, e`;
 const EMBEDDED_BOUND = `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS bound`;
 
 /** SQL condition: the row belongs to a finished transaction; `$n` is the bound read beforehand. */

@@ -11,6 +11,7 @@ const BATCH = 5000;
 export class EventRetentionService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('EventRetention');
   private timer?: NodeJS.Timeout;
+  private first?: NodeJS.Timeout;
 
   constructor(
     private readonly db: DataSource,
@@ -21,11 +22,13 @@ export class EventRetentionService implements OnApplicationBootstrap, OnApplicat
     if (this.config.SERVICE_ROLE === 'api') return;
     this.timer = setInterval(() => void this.prune(), EVERY_MS);
     this.timer.unref();
-    setTimeout(() => void this.prune(), 30_000).unref();
+    this.first = setTimeout(() => void this.prune(), 30_000);
+    this.first.unref();
   }
 
   onApplicationShutdown(): void {
     if (this.timer) clearInterval(this.timer);
+    if (this.first) clearTimeout(this.first);
   }
 
   async prune(now = new Date()): Promise<number> {

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { LogCursor } from '../events/event-log.reader';
+import { EventLogReader, type LogCursor } from '../events/event-log.reader';
 import { EventNotifier } from '../events/event-notifier';
 import { QueueService } from '../infra/queue/queue.module';
 
@@ -21,10 +21,9 @@ interface EventRef {
 
 /**
  * Turns committed `message.created` events into push jobs. It reads the event log in (tx_id, position)
- * order, only below the oldest transaction still running (pg_snapshot_xmin), so an event a slow
- * transaction commits late is never skipped; its cursor is its row in `event_relay_cursors`, locked
- * with SKIP LOCKED so that of several workers one relays at a time. Jobs are enqueued before the cursor
- * moves (at-least-once; the job id is the event id, so a repeat enqueue is absorbed by the queue).
+ * order below the settled bound (EventLogReader), so an event a slow transaction commits late is never
+ * skipped; its cursor is its row in `event_relay_cursors`. Jobs are enqueued before the cursor moves
+ * (at-least-once; the job id is the event id, so a repeat enqueue is absorbed by the queue).
  */
 @Injectable()
 export class PushRelay {
@@ -34,13 +33,12 @@ export class PushRelay {
   private again = false;
   private stopped = true;
   private unsubscribe?: () => void;
-  /** Where this process last saw the cursor: lets an idle pass end without taking the lock. */
-  private cursor: LogCursor | null = null;
 
   constructor(
     private readonly db: DataSource,
     private readonly queue: QueueService,
     private readonly notifier: EventNotifier,
+    private readonly reader: EventLogReader,
   ) {}
 
   start(): void {
@@ -97,55 +95,43 @@ export class PushRelay {
       });
   }
 
-  /** One locked batch; null when nothing new is committed or another worker holds the cursor. */
+  /**
+   * One batch: read past the shared cursor (below the settled bound), enqueue (idempotent job ids),
+   * then move the cursor forward only (several workers may race; none moves it back). Nothing remote
+   * happens inside a transaction, and a crash between enqueue and cursor move only repeats jobs the
+   * queue absorbs. Null when nothing new is committed.
+   */
   private async pass(): Promise<{ events: number; jobs: number } | null> {
-    if (this.cursor && !(await this.anythingNew(this.cursor))) return null;
-    const result = await this.db.transaction(async (m) => {
-      // the snapshot bound is read in the statement that locks the row, before this transaction has an id
-      const [cur] = await m.query<{ tx_id: string; position: number; xmin: string }[]>(
-        `SELECT tx_id::text AS tx_id, position, pg_snapshot_xmin(pg_current_snapshot())::text AS xmin
-           FROM event_relay_cursors WHERE name = $1 FOR UPDATE SKIP LOCKED`,
-        [RELAY],
-      );
-      if (!cur) return null;
-      const events: EventRef[] = await m.query(
-        `SELECT id, tx_id::text AS tx_id, position, created_at < now() - make_interval(secs => $5) AS stale FROM events
-          WHERE (tx_id, position) > ($1::xid8, $2::bigint) AND tx_id < $3::xid8 AND type = 'message.created'
-          ORDER BY tx_id, position LIMIT $4`,
-        [cur.tx_id, cur.position, cur.xmin, BATCH, PUSH_MAX_AGE_SECONDS],
-      );
-      const last = events[events.length - 1];
-      if (!last) return { cursor: { txId: cur.tx_id, position: Number(cur.position) }, events: 0, jobs: 0 };
-      const fresh = events.filter((e) => !e.stale);
+    const bound = await this.reader.bound();
+    const [cur] = await this.db.query<{ tx_id: string; position: number }[]>(
+      `SELECT tx_id::text AS tx_id, position FROM event_relay_cursors WHERE name = $1`,
+      [RELAY],
+    );
+    if (!cur) return null;
+    const events: EventRef[] = await this.db.query(
+      `SELECT id, tx_id::text AS tx_id, position, created_at < now() - make_interval(secs => $5) AS stale FROM events
+        WHERE (tx_id, position) > ($1::xid8, $2::bigint) AND tx_id < $3::xid8 AND type = 'message.created'
+        ORDER BY tx_id, position LIMIT $4`,
+      [cur.tx_id, cur.position, bound, BATCH, PUSH_MAX_AGE_SECONDS],
+    );
+    const last = events[events.length - 1];
+    const fresh = events.filter((e) => !e.stale);
+    if (fresh.length) {
       await this.queue.addBulk(
         PUSH_JOB,
         fresh.map((e) => ({ data: { eventId: e.id }, opts: { jobId: e.id } })),
       );
-      // a short batch read every message event below the horizon: the cursor can jump to the horizon
-      // itself, so the next pass does not rescan the other events in between
-      const next: LogCursor =
-        events.length < BATCH
-          ? { txId: cur.xmin, position: 0 }
-          : { txId: last.tx_id, position: Number(last.position) };
-      await m.query(
-        `UPDATE event_relay_cursors SET tx_id = $2::xid8, position = $3, updated_at = now() WHERE name = $1`,
-        [RELAY, next.txId, next.position],
-      );
-      return { cursor: next, events: events.length, jobs: fresh.length };
-    });
-    if (!result) return null;
-    this.cursor = result.cursor;
-    return { events: result.events, jobs: result.jobs };
-  }
-
-  private async anythingNew(c: LogCursor): Promise<boolean> {
-    const rows: { found: boolean }[] = await this.db.query(
-      `SELECT EXISTS (
-         SELECT 1 FROM events
-          WHERE (tx_id, position) > ($1::xid8, $2::bigint) AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
-            AND type = 'message.created') AS found`,
-      [c.txId, c.position],
+    }
+    // a short batch read every message event below the bound: the cursor can jump to the bound itself,
+    // so the next pass does not rescan the other events in between
+    const next: LogCursor =
+      events.length < BATCH || !last ? { txId: bound, position: 0 } : { txId: last.tx_id, position: Number(last.position) };
+    await this.db.query(
+      `UPDATE event_relay_cursors SET tx_id = $2::xid8, position = $3, updated_at = now()
+        WHERE name = $1 AND (tx_id, position) < ($2::xid8, $3::bigint)`,
+      [RELAY, next.txId, next.position],
     );
-    return rows[0]?.found ?? false;
+    if (!events.length && next.txId === cur.tx_id && next.position === Number(cur.position)) return null;
+    return { events: events.length, jobs: fresh.length };
   }
 }

@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { EventLogService } from '../../src/events/event-log.service';
+import { EventLogReader } from '../../src/events/event-log.reader';
 import { startTestApp, TestApp } from '../support/app';
 import { newWorkspace } from '../support/fixtures';
 
@@ -9,6 +10,24 @@ describe('sync never skips an event committed late (PostgreSQL, concurrent trans
     t = await startTestApp();
   });
   afterAll(async () => t.close());
+
+  it('the settled bound stops at the oldest writer of this database and is never below the next id otherwise', async () => {
+    const reader = t.app.get(EventLogReader);
+    const db = t.app.get(DataSource);
+    const before = BigInt(await reader.bound());
+    const runner = db.createQueryRunner();
+    await runner.connect();
+    await runner.startTransaction();
+    const [{ xid }] = await runner.query(`SELECT pg_current_xact_id()::text AS xid`);
+    // transactions that start after the writer do not move the bound past it
+    for (let i = 0; i < 3; i++) await db.query(`SELECT pg_current_xact_id()`);
+    expect(BigInt(await reader.bound())).toBe(BigInt(xid));
+    await runner.commitTransaction();
+    await runner.release();
+    const after = BigInt(await reader.bound());
+    expect(after).toBeGreaterThan(BigInt(xid));
+    expect(after).toBeGreaterThanOrEqual(before);
+  });
 
   it('holds the cursor behind a transaction in flight, then returns both events in order', async () => {
     const ws = await newWorkspace(t);
