@@ -1,14 +1,16 @@
 import { ChildProcess, spawn } from 'child_process';
 import { randomBytes } from 'crypto';
-import { mkdtempSync, rmSync } from 'fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { createServer } from 'net';
-import { tmpdir } from 'os';
-import { join } from 'path';
+import { cpus, loadavg, tmpdir, totalmem } from 'os';
+import { dirname, join } from 'path';
 import { Client } from 'pg';
 
 export const ROOT = join(__dirname, '..');
 export const PG_ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 export const BENCH_REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** The build to start; BENCH_MAIN points at another (e.g. a snapshot built outside a busy working tree). */
+export const MAIN = process.env.BENCH_MAIN ?? join(ROOT, 'dist', 'main.js');
 export const API_KEY = 'pk_bench_key_0001';
 export const API_SECRET = 'sk_bench_secret_000000000001';
 
@@ -83,7 +85,7 @@ export async function startServer(storage: Storage, extraEnv: Record<string, str
     ...extraEnv,
   });
   const started = process.hrtime.bigint();
-  const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -131,3 +133,36 @@ export const modesFromArgs = (argv: string[]): Mode[] => {
   const only = argv.find((a) => a.startsWith('--mode='))?.slice(7);
   return only === 'embedded' || only === 'postgres' ? [only] : ['embedded', 'postgres'];
 };
+
+export const loadAverage = (): string =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' / ');
+
+export function machine(): string {
+  const cpu = cpus();
+  return `${cpu.length} × ${cpu[0]?.model?.trim() ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}, ${process.platform}`;
+}
+
+/**
+ * Replaces (or appends) the `## <title>` section of docs/BENCHMARKS.md, leaving the other sections
+ * (written by other benchmarks) as they are.
+ */
+export function writeBenchmarkSection(title: string, body: string): string {
+  const file = join(ROOT, 'docs', 'BENCHMARKS.md');
+  mkdirSync(dirname(file), { recursive: true });
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n\n';
+  const section = `## ${title}\n\n${body.replace(/\s*$/, '')}\n`;
+  const heading = new RegExp(`^## ${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[ \\t]*$`, 'm');
+  const start = text.search(heading);
+  let out: string;
+  if (start < 0) {
+    out = `${text.replace(/\s*$/, '')}\n\n${section}`;
+  } else {
+    const rest = text.slice(start + 1);
+    const next = rest.search(/^## /m);
+    out = text.slice(0, start) + section + (next < 0 ? '' : `\n${rest.slice(next)}`);
+  }
+  writeFileSync(file, out.replace(/\n*$/, '\n'));
+  return file;
+}

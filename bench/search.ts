@@ -1,5 +1,5 @@
 import { sign } from 'jsonwebtoken';
-import { cpus, totalmem } from 'os';
+import { cpus, loadavg, totalmem } from 'os';
 import { Client } from 'pg';
 import type { EntityManager, QueryRunner } from 'typeorm';
 import { Search1763690400000 } from '../src/database/migrations/1763690400000-search';
@@ -118,17 +118,23 @@ interface Row {
 
 async function main(): Promise<void> {
   const cpu = cpus();
-  log(`machine: ${cpu.length} x ${cpu[0]?.model ?? '?'}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}`);
+  log(
+    `machine: ${cpu.length} x ${cpu[0]?.model ?? '?'}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}`,
+  );
+  const loadAtStart = loadavg();
   const storage = await freshStorage('postgres');
   const pg = new Client({ connectionString: storage.env.DATABASE_URL });
   let server: Awaited<ReturnType<typeof startServer>> | undefined;
   try {
     server = await startServer(storage, { SERVICE_ROLE: 'api', LOG_LEVEL: 'warn' });
     const base = server.baseUrl;
-    const me = (await (await fetch(`${base}/v1/workspace`, { headers: { Authorization: authHeader } })).json()) as { id: string };
+    const me = (await (
+      await fetch(`${base}/v1/workspace`, { headers: { Authorization: authHeader } })
+    ).json()) as { id: string };
     ids.workspace = me.id;
     await pg.connect();
-    const pgVersion = ((await pg.query('SHOW server_version')).rows[0] as { server_version: string }).server_version;
+    const pgVersion = ((await pg.query('SHOW server_version')).rows[0] as { server_version: string })
+      .server_version;
     log(`PostgreSQL ${pgVersion}, workspace ${me.id}`);
 
     // seed without the search column, then time the migration: its ALTER TABLE is the backfill
@@ -150,7 +156,9 @@ async function main(): Promise<void> {
                 (SELECT avg(pg_column_size(search_doc))::int FROM (SELECT search_doc FROM messages TABLESAMPLE SYSTEM (1)) s) AS doc_bytes`,
       )
     ).rows[0] as { heap: string; gin: string; doc_bytes: number };
-    log(`migration (backfill + GIN build) ${backfillS.toFixed(0)} s; heap ${sizes.heap}, index ${sizes.gin}, search_doc ~${sizes.doc_bytes} B`);
+    log(
+      `migration (backfill + GIN build) ${backfillS.toFixed(0)} s; heap ${sizes.heap}, index ${sizes.gin}, search_doc ~${sizes.doc_bytes} B`,
+    );
 
     const writes = await writeCost(pg);
     log(`write cost: ${JSON.stringify(writes)}`);
@@ -160,7 +168,8 @@ async function main(): Promise<void> {
     const rows: Row[] = [];
     for (const scope of ['per-channel', 'cross-channel'] as const) {
       for (const c of CASES) {
-        const path = scope === 'per-channel' ? `/v1/channels/${channel}/messages/search` : '/v1/search/messages';
+        const path =
+          scope === 'per-channel' ? `/v1/channels/${channel}/messages/search` : '/v1/search/messages';
         const url = `${base}${path}?q=${encodeURIComponent(c.q)}`;
         let hits = 0;
         const lat: number[] = [];
@@ -174,12 +183,17 @@ async function main(): Promise<void> {
         }
         const total = await countMatches(pg, scope, c.q, channel);
         rows.push({ scope, name: c.name, q: c.q, hits: total ?? hits, p50: pct(lat, 50), p99: pct(lat, 99) });
-        log(`${scope} ${c.name} (${c.q}): ${total} matches, p50 ${ms(pct(lat, 50))} ms, p99 ${ms(pct(lat, 99))} ms`);
+        log(
+          `${scope} ${c.name} (${c.q}): ${total} matches, p50 ${ms(pct(lat, 50))} ms, p99 ${ms(pct(lat, 99))} ms`,
+        );
       }
     }
     await sqlOnly(pg, rows, channel);
 
-    process.stdout.write(`\n${report(pgVersion, seedS, backfillS, sizes, writes, rows)}\n`);
+    const load = `load average ${loadAtStart.map((x) => x.toFixed(1)).join(' / ')} at the start, ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' / ')} after the queries`;
+    process.stdout.write(`\n${report(pgVersion, seedS, backfillS, sizes, writes, rows)}\n${load}\n`);
     if (args.has('--explain')) process.stdout.write(`\n${await explainAll(pg, channel)}\n`);
     if (args.has('--compare-trgm')) process.stdout.write(`\n${await compareTrgm(pg, channel)}\n`);
   } finally {
@@ -193,12 +207,14 @@ async function main(): Promise<void> {
 /** How many messages a query matches in a scope (what ranking has to sort), through the same tsquery. */
 async function countMatches(pg: Client, scope: string, q: string, channel: string): Promise<number> {
   const tsq = await tsqueryOf(pg, q);
-  const where = scope === 'per-channel' ? `channel_id = $3` : `channel_id IN (SELECT channel_id FROM channel_members WHERE user_id = $3)`;
-  const r = await pg.query(`SELECT count(*)::int AS n FROM messages WHERE workspace_id = $1 AND search_doc @@ $2::tsquery AND ${where}`, [
-    ids.workspace,
-    tsq,
-    scope === 'per-channel' ? channel : ids.user(BENCH_USER),
-  ]);
+  const where =
+    scope === 'per-channel'
+      ? `channel_id = $3`
+      : `channel_id IN (SELECT channel_id FROM channel_members WHERE user_id = $3)`;
+  const r = await pg.query(
+    `SELECT count(*)::int AS n FROM messages WHERE workspace_id = $1 AND search_doc @@ $2::tsquery AND ${where}`,
+    [ids.workspace, tsq, scope === 'per-channel' ? channel : ids.user(BENCH_USER)],
+  );
   return (r.rows[0] as { n: number }).n;
 }
 
@@ -207,7 +223,17 @@ async function tsqueryOf(pg: Client, q: string): Promise<string> {
   const phrase = q.startsWith('"');
   const words = q.replace(/"/g, '').split(' ');
   const lex = await Promise.all(
-    words.map(async (w) => ((await pg.query(`SELECT array_agg(lexeme ORDER BY pos) AS l FROM search_tokens($1) WHERE kind <> 'u'`, [w])).rows[0] as { l: string[] }).l),
+    words.map(
+      async (w) =>
+        (
+          (
+            await pg.query(
+              `SELECT array_agg(lexeme ORDER BY pos) AS l FROM search_tokens($1) WHERE kind <> 'u'`,
+              [w],
+            )
+          ).rows[0] as { l: string[] }
+        ).l,
+    ),
   );
   const terms = lex.map((l) => l.map((x) => `'${x}'`).join(' <-> '));
   return terms.join(phrase ? ' <-> ' : ' & ');
@@ -216,7 +242,10 @@ async function tsqueryOf(pg: Client, q: string): Promise<string> {
 function queryFor(scope: string, tsquery: string, channel: string): SearchQuery {
   return {
     workspaceId: ids.workspace,
-    scope: scope === 'per-channel' ? { kind: 'channel', channelId: channel } : { kind: 'channels', channelIds: Array.from({ length: USER_CHANNELS }, (_, c) => ids.channel(c)) },
+    scope:
+      scope === 'per-channel'
+        ? { kind: 'channel', channelId: channel }
+        : { kind: 'channels', channelIds: Array.from({ length: USER_CHANNELS }, (_, c) => ids.channel(c)) },
     tsquery,
     filters: {},
     hiddenUserIds: [1, 2, 3].map(ids.user),
@@ -229,7 +258,9 @@ function queryFor(scope: string, tsquery: string, channel: string): SearchQuery 
 /** The repository's search statement alone (no HTTP, no rendering), timed from a client. */
 async function sqlOnly(pg: Client, rows: Row[], channel: string): Promise<void> {
   const repo = new SearchRepository();
-  const m = { query: async (sql: string, params: unknown[]) => (await pg.query(sql, params)).rows } as unknown as EntityManager;
+  const m = {
+    query: async (sql: string, params: unknown[]) => (await pg.query(sql, params)).rows,
+  } as unknown as EntityManager;
   for (const r of rows) {
     const q = queryFor(r.scope, await tsqueryOf(pg, r.q), channel);
     const lat: number[] = [];
@@ -251,16 +282,32 @@ async function writeCost(pg: Client): Promise<{ insertP50: number; insertP99: nu
     await pg.query(
       `INSERT INTO messages (id, workspace_id, channel_id, user_id, sender_key, type, content, created_at)
        VALUES (gen_random_uuid(), $1, $2, $3::uuid, $3::text, 'text', $4, now())`,
-      [ids.workspace, ids.channel(999), ids.user(1), `bench write number ${i} with a few more words to index, like a chat message would`],
+      [
+        ids.workspace,
+        ids.channel(999),
+        ids.user(1),
+        `bench write number ${i} with a few more words to index, like a chat message would`,
+      ],
     );
     lat.push(performance.now() - s);
   }
-  await pg.query(`DELETE FROM messages WHERE channel_id = $1 AND content LIKE 'bench write number %'`, [ids.channel(999)]);
-  const t = (await pg.query(`EXPLAIN (ANALYZE, FORMAT JSON) SELECT search_document(content) FROM messages WHERE channel_id = $1`, [ids.channel(3)])).rows[0] as {
+  await pg.query(`DELETE FROM messages WHERE channel_id = $1 AND content LIKE 'bench write number %'`, [
+    ids.channel(999),
+  ]);
+  const t = (
+    await pg.query(
+      `EXPLAIN (ANALYZE, FORMAT JSON) SELECT search_document(content) FROM messages WHERE channel_id = $1`,
+      [ids.channel(3)],
+    )
+  ).rows[0] as {
     'QUERY PLAN': [{ 'Execution Time': number; Plan: { 'Actual Rows': number } }];
   };
   const plan = t['QUERY PLAN'][0];
-  return { insertP50: pct(lat, 50), insertP99: pct(lat, 99), documentUs: (plan['Execution Time'] * 1000) / plan.Plan['Actual Rows'] };
+  return {
+    insertP50: pct(lat, 50),
+    insertP99: pct(lat, 99),
+    documentUs: (plan['Execution Time'] * 1000) / plan.Plan['Actual Rows'],
+  };
 }
 
 async function explainAll(pg: Client, channel: string): Promise<string> {
@@ -272,7 +319,9 @@ async function explainAll(pg: Client, channel: string): Promise<string> {
       const m = {
         query: async (sql: string, params: unknown[]) => {
           const r = await pg.query(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, params);
-          out.push(`### ${scope}, ${c.name}: ${c.q}\n\n\`\`\`\n${(r.rows as { 'QUERY PLAN': string }[]).map((x) => x['QUERY PLAN']).join('\n')}\n\`\`\``);
+          out.push(
+            `### ${scope}, ${c.name}: ${c.q}\n\n\`\`\`\n${(r.rows as { 'QUERY PLAN': string }[]).map((x) => x['QUERY PLAN']).join('\n')}\n\`\`\``,
+          );
           return [];
         },
       } as unknown as EntityManager;
@@ -294,7 +343,9 @@ async function compareTrgm(pg: Client, channel: string): Promise<string> {
   await pg.query('CREATE INDEX bench_trgm ON messages USING gin (lower(content) gin_trgm_ops)');
   const buildS = (performance.now() - t0) / 1000;
   await pg.query('ANALYZE messages');
-  const size = ((await pg.query(`SELECT pg_size_pretty(pg_relation_size('bench_trgm')) AS s`)).rows[0] as { s: string }).s;
+  const size = (
+    (await pg.query(`SELECT pg_size_pretty(pg_relation_size('bench_trgm')) AS s`)).rows[0] as { s: string }
+  ).s;
   const w = (x: string) => `lower(content) ~ '\\m${x}\\M'`;
   const preds: [string, string][] = [
     ['rare word', w(word(10000))],
@@ -302,7 +353,12 @@ async function compareTrgm(pg: Client, channel: string): Promise<string> {
     ['phrase', `lower(content) ~ '\\m${word(5)}[^[:alnum:]]+${word(10)}\\M'`],
     ['CJK (2 characters)', `content LIKE '%会议%'`],
   ];
-  const lines = [`## pg_trgm comparison: index build ${buildS.toFixed(0)} s, size ${size}`, '', '| scope | query | p50 ms | p99 ms | plan |', '|---|---|---|---|---|'];
+  const lines = [
+    `## pg_trgm comparison: index build ${buildS.toFixed(0)} s, size ${size}`,
+    '',
+    '| scope | query | p50 ms | p99 ms | plan |',
+    '|---|---|---|---|---|',
+  ];
   const channels = Array.from({ length: USER_CHANNELS }, (_, c) => ids.channel(c));
   for (const scope of ['per-channel', 'cross-channel']) {
     for (const [name, pred] of preds) {
@@ -310,8 +366,14 @@ async function compareTrgm(pg: Client, channel: string): Promise<string> {
         scope === 'per-channel' ? 'channel_id = $2' : 'channel_id = ANY($2::uuid[])'
       } ORDER BY created_at DESC, id DESC LIMIT 51`;
       const params = [ids.workspace, scope === 'per-channel' ? channel : channels];
-      const plan = (await pg.query(`EXPLAIN ${sql}`, params)).rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join(' ');
-      const uses = plan.includes('bench_trgm') ? 'trgm index' : plan.includes('messages_channel_time') ? 'channel index + filter' : 'other';
+      const plan = (await pg.query(`EXPLAIN ${sql}`, params)).rows
+        .map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN'])
+        .join(' ');
+      const uses = plan.includes('bench_trgm')
+        ? 'trgm index'
+        : plan.includes('messages_channel_time')
+          ? 'channel index + filter'
+          : 'other';
       const lat: number[] = [];
       for (let i = 0; i < 11; i++) {
         t0 = performance.now();
@@ -346,7 +408,10 @@ function report(
     '',
     '| scope | query | matches | HTTP p50 ms | HTTP p99 ms | SQL p50 ms | SQL p99 ms |',
     '|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.scope} | ${r.name}: \`${r.q}\` | ${r.hits} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.sqlP50 ?? NaN)} | ${ms(r.sqlP99 ?? NaN)} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.scope} | ${r.name}: \`${r.q}\` | ${r.hits} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.sqlP50 ?? NaN)} | ${ms(r.sqlP99 ?? NaN)} |`,
+    ),
     '',
     `Seeding ${seedS.toFixed(0)} s. The search migration on the seeded table (generated column backfill + GIN build): ${backfillS.toFixed(0)} s;`,
     `heap ${sizes.heap}, messages_search index ${sizes.gin}, search_doc ~${sizes.doc_bytes} bytes a message.`,

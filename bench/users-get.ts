@@ -24,7 +24,10 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
  */
 export async function benchUsersGet(mode: Mode): Promise<UsersGetResult> {
   const storage = await freshStorage(mode);
-  const server = await startServer(storage);
+  const server = await startServer(storage).catch(async (e: unknown) => {
+    await storage.drop();
+    throw e;
+  });
   try {
     const put = await fetch(`${server.baseUrl}/v1/users/ana`, {
       method: 'PUT',

@@ -91,7 +91,15 @@ async function api(base: string, method: string, path: string, body?: unknown): 
 export interface WebhookBench {
   mode: Mode;
   backlog: { events: number; deliveries: number; seconds: number; perSecond: number };
-  lag: { events: number; eventsPerSecond: number; p50: number; p95: number; p99: number; max: number };
+  lag: {
+    events: number;
+    eventsPerSecond: number;
+    p50: number;
+    p95: number;
+    p99: number;
+    max: number;
+    stages: Stages | null;
+  };
 }
 
 async function backlogPhase(mode: Mode, rx: BenchReceiver): Promise<WebhookBench['backlog']> {
@@ -131,6 +139,40 @@ async function backlogPhase(mode: Mode, rx: BenchReceiver): Promise<WebhookBench
   }
 }
 
+/** Where the time goes, from the rows (database clock): p50 / p99 in ms of each stage. */
+interface Stages {
+  relay: [number, number];
+  queue: [number, number];
+  http: [number, number];
+}
+
+async function stagesOf(databaseUrl: string): Promise<Stages> {
+  const c = new Client({ connectionString: databaseUrl });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ relay: number; queue: number; http: number }>(
+      `SELECT extract(epoch FROM d.created_at - e.created_at) * 1000 AS relay,
+              extract(epoch FROM a.started_at - d.created_at) * 1000 AS queue,
+              a.duration_ms AS http
+         FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+         JOIN webhook_attempts a ON a.delivery_id = d.id AND a.attempt = 1`,
+    );
+    const two = (k: 'relay' | 'queue' | 'http'): [number, number] => [
+      pct(
+        rows.map((r) => Number(r[k])),
+        50,
+      ),
+      pct(
+        rows.map((r) => Number(r[k])),
+        99,
+      ),
+    ];
+    return { relay: two('relay'), queue: two('queue'), http: two('http') };
+  } finally {
+    await c.end();
+  }
+}
+
 async function lagPhase(mode: Mode, rx: BenchReceiver): Promise<WebhookBench['lag']> {
   const storage = await freshStorage(mode);
   const server = await startServer(storage, {
@@ -152,18 +194,12 @@ async function lagPhase(mode: Mode, rx: BenchReceiver): Promise<WebhookBench['la
       }),
     );
     const elapsed = (performance.now() - t0) / 1000;
-    await rx.waitFor(() => rx.count("/lag") >= committed.size, 60_000).catch(async (e: Error) => {
-      if (process.env.BENCH_DEBUG && storage.env.DATABASE_URL) {
-        const missing = [...committed.keys()].filter((id) => !rx.firstSeen.has(`/lag|${id}`));
-        const c = new Client({ connectionString: storage.env.DATABASE_URL });
-        await c.connect();
-        const ev = await c.query(`SELECT e.position, e.tx_id::text, e.payload->'user'->>'external_id' AS ext, d.status, d.attempts, d.error, d.next_attempt_at, d.lease_until FROM events e LEFT JOIN webhook_deliveries d ON d.event_id = e.id WHERE e.payload->'user'->>'external_id' = ANY($1)`, [missing]);
-        const cur = await c.query(`SELECT * FROM event_relay_cursors`);
-        console.log(ev.rows, cur.rows);
-        await c.end();
-      }
-      throw new Error(`${e.message}: ${rx.count('/lag')} of ${committed.size} received`);
-    });
+    await rx
+      .waitFor(() => rx.count('/lag') >= committed.size, 60_000)
+      .catch((e: Error) => {
+        throw new Error(`${e.message}: ${rx.count('/lag')} of ${committed.size} received`);
+      });
+    const stages = storage.env.DATABASE_URL ? await stagesOf(storage.env.DATABASE_URL) : null;
     const lags = [...committed].map(([id, at]) => rx.firstSeen.get(`/lag|${id}`)! - at);
     return {
       events: committed.size,
@@ -172,6 +208,7 @@ async function lagPhase(mode: Mode, rx: BenchReceiver): Promise<WebhookBench['la
       p95: pct(lags, 95),
       p99: pct(lags, 99),
       max: Math.max(...lags),
+      stages,
     };
   } finally {
     await server.stop();
@@ -199,6 +236,12 @@ export function formatWebhooks(r: WebhookBench): string {
       `${r.mode === 'postgres' ? 'worker instance' : 'process'} in ${r.backlog.seconds.toFixed(2)} s = ${Math.round(r.backlog.perSecond)} deliveries/s`,
     `  lag commit → receipt: ${r.lag.events} events at ${Math.round(r.lag.eventsPerSecond)}/s from ${LAG_WRITERS} writers: ` +
       `p50 ${ms(r.lag.p50)}, p95 ${ms(r.lag.p95)}, p99 ${ms(r.lag.p99)}, max ${ms(r.lag.max)}`,
+    ...(r.lag.stages
+      ? [
+          `  stages p50 / p99: event transaction start → delivery row ${r.lag.stages.relay.map(ms).join(' / ')}; ` +
+            `delivery row → attempt start ${r.lag.stages.queue.map(ms).join(' / ')}; HTTP attempt ${r.lag.stages.http.map(ms).join(' / ')}`,
+        ]
+      : []),
   ].join('\n');
 }
 

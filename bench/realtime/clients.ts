@@ -166,7 +166,7 @@ function report(failed: number[]): void {
   const skip = new Set(failed);
   const missingPerServer: [number, number] = [0, 0];
   const lostEverywhere: number[] = [];
-  for (let n = 0; n < p.messages && lostEverywhere.length < 50; n++) {
+  for (let n = 0; n < p.messages && lostEverywhere.length < 5_000; n++) {
     if (skip.has(n)) continue;
     let got = false;
     for (let i = 0; i < sockets.length && !got; i++) if (sockets[i] && p.seen[i * p.messages + n]) got = true;

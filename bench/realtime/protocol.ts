@@ -50,7 +50,7 @@ export interface PhaseReport {
   /** envelope seq going backwards / jumping ahead on a socket (chat-service only) */
   seqBackwards: number;
   seqJumps: number;
-  /** message numbers no socket received (first 50) */
+  /** message numbers no socket received (first 5,000) */
   lostEverywhere: number[];
   /** events of earlier phases received after their report, by phase */
   lateByPhase: Record<number, number>;

@@ -53,7 +53,12 @@ export class ChannelMembership {
   }
 
   /** Posts a system message into the channel and logs its `message.created`, like POST /v1/messages with system: true. */
-  async postNotice(m: EntityManager, workspaceId: string, channel: ChannelRow, content: string): Promise<void> {
+  async postNotice(
+    m: EntityManager,
+    workspaceId: string,
+    channel: ChannelRow,
+    content: string,
+  ): Promise<void> {
     const inserted = await this.messages.insert(m, {
       id: newId(),
       workspaceId,

@@ -3,6 +3,7 @@ import { EntityManager } from 'typeorm';
 import type { ChannelPayload } from '../events/event-types';
 import { isoNotNull } from '../common/time';
 import { exactTime, rows } from '../infra/database/sql';
+import { orderChannelWrites } from '../events/channel-order';
 
 export interface ChannelRow {
   id: string;
@@ -36,43 +37,52 @@ export const CHANNEL_COLUMNS =
 @Injectable()
 export class ChannelsRepository {
   /** By id (tried first) or external_id, always within the workspace. */
-  async findByRef(
-    m: EntityManager,
-    workspaceId: string,
-    ref: string,
-    isId: boolean,
-    lock = false,
-  ): Promise<ChannelRow | null> {
-    const forUpdate = lock ? 'FOR UPDATE' : '';
+  /**
+   * By id (tried first) or external_id, always within the workspace. With `lock`, the channel's writes
+   * are ordered (orderChannelWrites) and its row locked: call it first in the transaction.
+   */
+  async findByRef(m: EntityManager, workspaceId: string, ref: string, isId: boolean, lock = false): Promise<ChannelRow | null> {
+    let row: ChannelRow | undefined;
     if (isId) {
-      const rows: ChannelRow[] = await m.query(
-        `SELECT ${CHANNEL_COLUMNS} FROM channels c WHERE c.workspace_id = $1 AND c.id = $2 ${forUpdate}`,
-        [workspaceId, ref],
-      );
-      if (rows[0]) return rows[0];
+      const rows: ChannelRow[] = await m.query(`SELECT ${CHANNEL_COLUMNS} FROM channels c WHERE c.workspace_id = $1 AND c.id = $2`, [
+        workspaceId,
+        ref,
+      ]);
+      row = rows[0];
     }
-    const rows: ChannelRow[] = await m.query(
-      `SELECT ${CHANNEL_COLUMNS} FROM channels c WHERE c.workspace_id = $1 AND c.external_id = $2 ${forUpdate}`,
-      [workspaceId, ref],
-    );
-    return rows[0] ?? null;
+    if (!row) {
+      const rows: ChannelRow[] = await m.query(`SELECT ${CHANNEL_COLUMNS} FROM channels c WHERE c.workspace_id = $1 AND c.external_id = $2`, [
+        workspaceId,
+        ref,
+      ]);
+      row = rows[0];
+    }
+    if (!row) return null;
+    return lock ? this.lock(m, row.id) : row;
   }
 
+  /** Orders the channel's writes and locks its row; first in the transaction (see orderChannelWrites). */
   async lock(m: EntityManager, channelId: string): Promise<ChannelRow | null> {
-    const rows: ChannelRow[] = await m.query(
-      `SELECT ${CHANNEL_COLUMNS} FROM channels c WHERE c.id = $1 FOR UPDATE`,
-      [channelId],
-    );
+    await orderChannelWrites(m, [channelId]);
+    const rows: ChannelRow[] = await m.query(`SELECT ${CHANNEL_COLUMNS} FROM channels c WHERE c.id = $1 FOR UPDATE`, [channelId]);
     return rows[0] ?? null;
   }
 
-  /** Every channel the user belongs to, locked in id order (the order that keeps multi-channel lockers deadlock-free). */
+  /** Every channel the user belongs to, ordered and locked in id order (deadlock-free for multi-channel writers). */
   async lockChannelsOf(m: EntityManager, workspaceId: string, userId: string): Promise<ChannelRow[]> {
+    const ids: { channel_id: string }[] = await m.query(
+      `SELECT cm.channel_id FROM channel_members cm WHERE cm.user_id = $1 AND cm.workspace_id = $2`,
+      [userId, workspaceId],
+    );
+    await orderChannelWrites(
+      m,
+      ids.map((r) => r.channel_id),
+    );
     return m.query(
       `SELECT ${CHANNEL_COLUMNS} FROM channels c
-        WHERE c.workspace_id = $1 AND c.id IN (SELECT cm.channel_id FROM channel_members cm WHERE cm.user_id = $2)
+        WHERE c.workspace_id = $1 AND c.id = ANY($2::uuid[])
         ORDER BY c.id FOR UPDATE OF c`,
-      [workspaceId, userId],
+      [workspaceId, ids.map((r) => r.channel_id)],
     );
   }
 

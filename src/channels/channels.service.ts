@@ -7,6 +7,7 @@ import { newId } from '../common/ids';
 import { decodeCursor, pageOf } from '../common/pagination';
 import { isoNotNull } from '../common/time';
 import { EventLogService } from '../events/event-log.service';
+import { orderChannelWrites } from '../events/channel-order';
 import type { ChannelPayload } from '../events/event-types';
 import { UsersRepository, UserRow } from '../users/users.repository';
 import { ChannelAccess } from './channel-access.service';
@@ -73,6 +74,8 @@ export class ChannelsService {
       }
       let inserted: boolean;
       try {
+        // a new channel's writes are ordered like any other's (its first events take seq 1, 2, …)
+        await orderChannelWrites(m, [id]);
         inserted = await this.repo.insert(m, {
           id,
           workspaceId,

@@ -1,9 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppError } from '../common/errors/app-error';
 import type { StoredEvent } from './event-types';
-import { DATABASE_HANDLE } from '../infra/database/database.module';
-import type { DatabaseHandle } from '../infra/database/data-source.factory';
 
 /** A position in the log's global order: the writing transaction's id, then the row's position. */
 export interface LogCursor {
@@ -14,27 +12,21 @@ export interface LogCursor {
 export const LOG_START: LogCursor = { txId: '0', position: 0 };
 
 /**
- * The settled bound: every transaction with an id below it has finished. On PostgreSQL it is the
- * oldest transaction id still running *in this database* (from pg_stat_activity, widened to 64 bits
- * with the epoch of the snapshot's xmax; running ids lie within 2^31 of it, and one that started after
- * the snapshot is above it, hence LEAST), so a long transaction in another database of the cluster does not hold
- * readers back; with no writer running it is the next id to be assigned. PGlite runs one transaction
- * at a time, so there its snapshot's xmin is exact.
+ * The settled bound: every transaction of this database with an id below it has finished, so a row
+ * below it that is not visible now never will be. It is the oldest id in the snapshot's in-progress
+ * list that belongs to a session (or prepared transaction) of this database, else the snapshot's xmax.
+ * A long transaction in another database of the cluster (which cluster-wide pg_snapshot_xmin would
+ * wait for) cannot hold it back; ids at or above xmax are not in the list, so transactions that start
+ * during the pg_stat_activity read cannot push it up. On PGlite (one connection) the list is empty.
  *
- * It must be read in a statement *before* the one that reads events: then a transaction below the
- * bound had finished before the reading statement's snapshot was taken, and is visible to it.
+ * Read it in a statement *before* the one that reads events: a transaction that ends in between is
+ * then visible to the reading statement.
  */
-const POSTGRES_BOUND = `
-  WITH s AS (SELECT pg_snapshot_xmax(pg_current_snapshot())::text::numeric AS xmax),
-       e AS (SELECT floor(s.xmax / 4294967296) * 4294967296 AS base, s.xmax FROM s),
-       x AS (SELECT e.base + a.backend_xid::text::numeric AS full_id, e.xmax
-               FROM pg_stat_activity a, e
-              WHERE a.datname = current_database() AND a.backend_xid IS NOT NULL AND a.pid <> pg_backend_pid()),
-       r AS (SELECT min(CASE WHEN full_id > xmax + 2147483648 THEN full_id - 4294967296
-                             WHEN full_id < xmax - 2147483648 THEN full_id + 4294967296
-                             ELSE full_id END) AS m FROM x)
-  SELECT LEAST(COALESCE(r.m, e.xmax), e.xmax)::text AS bound FROM r, e`;
-const EMBEDDED_BOUND = `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS bound`;
+export const SETTLED_BOUND = `COALESCE(
+  (SELECT min(x) FROM pg_snapshot_xip(pg_current_snapshot()) AS x
+    WHERE xid(x) IN (SELECT backend_xid FROM pg_stat_activity WHERE datname = current_database() AND backend_xid IS NOT NULL
+                     UNION ALL SELECT transaction FROM pg_prepared_xacts WHERE database = current_database())),
+  pg_snapshot_xmax(pg_current_snapshot()))`;
 
 /** SQL condition: the row belongs to a finished transaction; `$n` is the bound read beforehand. */
 export const settled = (param: string) => `e.tx_id < ${param}::xid8`;
@@ -58,14 +50,11 @@ export function decodeLogCursor(s: string, field = 'cursor'): LogCursor {
  */
 @Injectable()
 export class EventLogReader {
-  constructor(
-    private readonly db: DataSource,
-    @Inject(DATABASE_HANDLE) private readonly handle: DatabaseHandle,
-  ) {}
+  constructor(private readonly db: DataSource) {}
 
-  /** Read it in its own statement, before reading events (see POSTGRES_BOUND). */
+  /** Read it in its own statement, before reading events (see SETTLED_BOUND). */
   async bound(m: EntityManager = this.db.manager): Promise<string> {
-    const rows: { bound: string }[] = await m.query(this.handle.embedded ? EMBEDDED_BOUND : POSTGRES_BOUND);
+    const rows: { bound: string }[] = await m.query(`SELECT ${SETTLED_BOUND}::text AS bound`);
     return rows[0]!.bound;
   }
 

@@ -3,6 +3,7 @@ import { EntityManager } from 'typeorm';
 import { newId } from '../common/ids';
 import { rows } from '../infra/database/sql';
 import { HAS_EVENTS } from './event-notifier';
+import { isChannelOrdered } from './channel-order';
 import { DomainEventType, NewEvent, StoredEvent } from './event-types';
 
 /**
@@ -16,6 +17,9 @@ export class EventLogService {
     if (manager.queryRunner) (manager.queryRunner.data as Record<string, unknown>)[HAS_EVENTS] = true;
     let seq: number | null = null;
     if (event.channelId) {
+      if (!isChannelOrdered(manager, event.channelId)) {
+        throw new Error(`channel event ${event.type} written without orderChannelWrites() first in its transaction`);
+      }
       const updated = await rows<{ last_seq: number }>(
         manager,
         `UPDATE channels SET last_seq = last_seq + 1 WHERE id = $1 RETURNING last_seq`,

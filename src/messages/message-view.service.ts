@@ -260,7 +260,9 @@ export function freshView(f: FreshMessage): MessageView {
     attachment: f.attachment,
     ...(f.parent_id && f.quoted_message ? { parent_id: f.parent_id, quoted_message: f.quoted_message } : {}),
     ...(f.mentions.length
-      ? { mentions: f.mentions.map((x) => ({ user_id: x.user_id, external_id: x.external_id, name: x.name })) }
+      ? {
+          mentions: f.mentions.map((x) => ({ user_id: x.user_id, external_id: x.external_id, name: x.name })),
+        }
       : {}),
     reactions: [],
     receipt_status: 'sent',

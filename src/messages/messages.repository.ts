@@ -111,8 +111,14 @@ export class MessagesRepository {
    * quoted_message); null when there is none.
    */
   async parent(m: EntityManager, workspaceId: string, id: string): Promise<ParentRow | null> {
-    const rows: (Omit<ParentRow, 'quote'> & { p_id: string; p_user_id: string | null; p_user_name: string | null;
-      p_content: string; p_type: string; p_deleted: boolean })[] = await m.query(
+    const rows: (Omit<ParentRow, 'quote'> & {
+      p_id: string;
+      p_user_id: string | null;
+      p_user_name: string | null;
+      p_content: string;
+      p_type: string;
+      p_deleted: boolean;
+    })[] = await m.query(
       `SELECT p.channel_id, p.id AS p_id, p.user_id AS p_user_id, pu.name AS p_user_name,
               left(p.content, ${QUOTE_MAX_CODE_POINTS}) AS p_content, p.type AS p_type, p.deleted_at IS NOT NULL AS p_deleted
          FROM messages p LEFT JOIN users pu ON pu.id = p.user_id

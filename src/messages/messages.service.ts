@@ -80,7 +80,8 @@ export class MessagesService {
     const viewer = { workspaceId: p.workspaceId, userId: sender?.id ?? null };
     const senderKey = sender?.id ?? 'system';
 
-    if (ctx.replayId) return { message: await this.render(this.db.manager, viewer, ctx.replayId), replayed: true };
+    if (ctx.replayId)
+      return { message: await this.render(this.db.manager, viewer, ctx.replayId), replayed: true };
     if (sender && ctx.muted) throw new AppError('MUTED');
     const content = dto.content ?? '';
     this.rules.checkSize(content);

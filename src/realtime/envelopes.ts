@@ -39,7 +39,7 @@ export class EnvelopeBuilder {
   one(e: StoredEvent, rendered: Map<string, MessageView>): Envelope | null {
     const type = REALTIME_NAME[e.type];
     if (!type) return null;
-    const p = e.payload as Record<string, unknown>;
+    const p = e.payload;
     let data: unknown;
     switch (type) {
       case 'message.new': {
@@ -61,7 +61,17 @@ export class EnvelopeBuilder {
         data = { channel_id: e.channel_id, user_id, external_id, last_read_at };
         break;
       }
-      default:
+      case 'channel.created':
+      case 'channel.updated':
+      case 'channel.deleted':
+      case 'member.added':
+      case 'member.removed':
+      case 'member.role_changed':
+      case 'message.mentioned':
+      case 'notification.mention':
+      case 'presence.changed':
+      case 'typing.start':
+      case 'typing.stop':
         data = p;
     }
     return {

@@ -7,6 +7,7 @@ import { AppError } from '../common/errors/app-error';
 import { isoNotNull } from '../common/time';
 import { EventLogService } from '../events/event-log.service';
 import { rows } from '../infra/database/sql';
+import { orderChannelWrites } from '../events/channel-order';
 import { UsersRepository } from '../users/users.repository';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 
@@ -30,6 +31,7 @@ export class ReceiptsService {
     const readReceipts = (await this.workspaces.settings(p.workspaceId)).read_receipts_enabled;
     return this.db.transaction(async (m) => {
       const { channel, userId, externalId } = await this.target(m, p, ref, userExternalId);
+      if (readReceipts) await orderChannelWrites(m, [channel.id]); // channel.read takes a seq
       const updated = await rows<{ last_read_at: Date; last_delivered_at: Date }>(
         m,
         `UPDATE channel_members SET last_read_at = GREATEST(last_read_at, clock_timestamp()),

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { newId } from '../common/ids';
-import type { LogCursor } from '../events/event-log.reader';
+import { SETTLED_BOUND, type LogCursor } from '../events/event-log.reader';
 import { EventNotifier } from '../events/event-notifier';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { DeliveryJob, WebhookDispatcher } from './webhook-dispatcher';
@@ -15,22 +15,6 @@ const POLL_MS = 500;
 const NUDGE_DELAY_MS = 2;
 const HELD_RETRY_MS = 10;
 
-/**
- * The settled bound: every transaction of this database with an id below it has finished, so a row
- * below it that is not visible now never will be. It is the oldest id in the snapshot's in-progress
- * list that belongs to a session (or prepared transaction) of this database, else the snapshot's xmax.
- * A long transaction in another database of the cluster (which cluster-wide pg_snapshot_xmin would
- * wait for) cannot hold it back; ids at or above xmax are never taken, so the ids of transactions that
- * start during the pg_stat_activity read cannot push it up. Read it in a statement *before* the one
- * that reads events: a transaction that ends in between is then visible to the reading statement.
- * On PGlite (one connection) the same expression reduces to the snapshot's xmin.
- */
-export const SETTLED_BOUND_SQL = `SELECT COALESCE(
-  (SELECT min(x) FROM pg_snapshot_xip(pg_current_snapshot()) AS x
-    WHERE xid(x) IN (SELECT backend_xid FROM pg_stat_activity WHERE datname = current_database() AND backend_xid IS NOT NULL
-                     UNION ALL SELECT transaction FROM pg_prepared_xacts WHERE database = current_database())),
-  pg_snapshot_xmax(pg_current_snapshot()))::text AS bound`;
-
 interface EventRef {
   id: string;
   workspace_id: string;
@@ -41,7 +25,7 @@ interface EventRef {
 
 /**
  * Turns committed events of the log into deliveries. It reads the log in (tx_id, position) order and
- * only below the settled bound (SETTLED_BOUND_SQL: the oldest transaction of this database still
+ * only below the settled bound (SETTLED_BOUND: the oldest transaction of this database still
  * running), so an event committed late by a slow transaction is never skipped. For each event it inserts
  * one pending delivery per enabled webhook of the workspace that subscribes to the type and did not yet
  * exist when the event committed, and advances its cursor in the same transaction (the cursor row is
@@ -143,14 +127,16 @@ export class WebhookRelay {
       if (!state.ready) return null;
     }
     const result = await this.db.transaction(async (m) => {
-      // the bound comes first, in its own statement (see SETTLED_BOUND_SQL)
-      const bound = await this.bound(m);
-      const cursors: { tx_id: string; position: number }[] = await m.query(
-        `SELECT tx_id::text AS tx_id, position FROM event_relay_cursors WHERE name = $1 FOR UPDATE SKIP LOCKED`,
+      // the bound is read in a statement before the one that reads events (see SETTLED_BOUND); its
+      // snapshot is taken before the row lock gives this transaction an id of its own
+      const cursors: { tx_id: string; position: number; bound: string }[] = await m.query(
+        `SELECT tx_id::text AS tx_id, position, ${SETTLED_BOUND}::text AS bound
+           FROM event_relay_cursors WHERE name = $1 FOR UPDATE SKIP LOCKED`,
         [RELAY],
       );
       const cur = cursors[0];
       if (!cur) return null;
+      const bound = cur.bound;
       const events: EventRef[] = await m.query(
         `SELECT e.id, e.workspace_id, e.type, e.tx_id::text AS tx_id, e.position FROM events e
           WHERE (e.tx_id, e.position) > ($1::xid8, $2::bigint) AND e.tx_id < $3::xid8
@@ -206,18 +192,15 @@ export class WebhookRelay {
     return inserted.map((r) => r.id);
   }
 
-  private async bound(m: EntityManager): Promise<string> {
-    const rows: { bound: string }[] = await m.query(SETTLED_BOUND_SQL);
-    return rows[0]!.bound;
-  }
-
   /** ready: settled events after the cursor; held: committed events after it that wait for the bound. */
+  // One statement, so the bound and the look share a snapshot: an event whose transaction ends in between
+  // may be missed here, but that commit nudges the relay again. The pass itself reads exactly.
   private async lookAhead(cursor: LogCursor): Promise<{ ready: boolean; held: boolean }> {
-    const bound = await this.bound(this.db.manager);
     const rows: { ready: boolean; held: boolean }[] = await this.db.query(
-      `SELECT EXISTS (SELECT 1 FROM events e WHERE (e.tx_id, e.position) > ($1::xid8, $2::bigint) AND e.tx_id < $3::xid8) AS ready,
-              EXISTS (SELECT 1 FROM events e WHERE e.tx_id >= $3::xid8) AS held`,
-      [cursor.txId, cursor.position, bound],
+      `WITH b AS (SELECT ${SETTLED_BOUND} AS bound)
+       SELECT EXISTS (SELECT 1 FROM events e, b WHERE (e.tx_id, e.position) > ($1::xid8, $2::bigint) AND e.tx_id < b.bound) AS ready,
+              EXISTS (SELECT 1 FROM events e, b WHERE e.tx_id >= b.bound) AS held`,
+      [cursor.txId, cursor.position],
     );
     return { ready: rows[0]?.ready ?? false, held: rows[0]?.held ?? false };
   }

@@ -79,7 +79,7 @@ describe('channels and membership', () => {
   it('when the last admin leaves, the earliest-joined remaining member becomes admin', async () => {
     const ch = await group();
     const [ana] = await Promise.all([ws.user('ana')]);
-    expect((await ana!.api.delete(`/v1/me/channels/${ch.id}/members/ana`)).status).toBe(204);
+    expect((await ana.api.delete(`/v1/me/channels/${ch.id}/members/ana`)).status).toBe(204);
     const got = await ws.api.get(`/v1/channels/${ch.id}`);
     expect(roles(got.body)).toEqual({ bo: 'admin', cy: 'member' });
   });

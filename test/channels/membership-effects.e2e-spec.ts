@@ -42,7 +42,9 @@ describe('membership side effects', () => {
   const events = (channelId: string): Promise<Logged[]> =>
     t.app
       .get(DataSource)
-      .query(`SELECT type, seq::int AS seq, payload FROM events WHERE channel_id = $1 ORDER BY seq`, [channelId]);
+      .query(`SELECT type, seq::int AS seq, payload FROM events WHERE channel_id = $1 ORDER BY seq`, [
+        channelId,
+      ]);
   const systemContents = async (channelId: string) =>
     (await history(ws.api, channelId)).messages
       .filter((m) => m.type === 'system')
@@ -52,22 +54,32 @@ describe('membership side effects', () => {
   describe('system messages for membership changes (CONTRACT §6)', () => {
     it('are off by default: member changes post nothing', async () => {
       const ch = await group();
-      expect((await ws.api.post(`/v1/channels/${ch.id}/members`, { member_external_ids: ['di'] })).status).toBe(200);
+      expect(
+        (await ws.api.post(`/v1/channels/${ch.id}/members`, { member_external_ids: ['di'] })).status,
+      ).toBe(200);
       expect((await ws.api.delete(`/v1/channels/${ch.id}/members/di`)).status).toBe(204);
       expect((await history(ws.api, ch.id)).messages).toEqual([]);
     });
 
     it('when the setting is on, every kind of change posts one system message in the same transaction', async () => {
-      expect((await ws.api.patch('/v1/workspace/settings', { system_messages_for_membership: true })).status).toBe(200);
+      expect(
+        (await ws.api.patch('/v1/workspace/settings', { system_messages_for_membership: true })).status,
+      ).toBe(200);
       const ch = await group();
       const base = `/v1/me/channels/${ch.id}`;
       expect((await ana.api.post(`${base}/members`, { member_external_ids: ['di'] })).status).toBe(200);
       expect((await ana.api.delete(`${base}/members/di`)).status).toBe(204);
-      expect((await ws.api.post(`/v1/channels/${ch.id}/members`, { member_external_ids: ['di'] })).status).toBe(200);
-      expect((await ws.api.delete(`/v1/channels/${ch.id}/members`, { member_external_ids: ['di', 'cy'] })).status).toBe(204);
+      expect(
+        (await ws.api.post(`/v1/channels/${ch.id}/members`, { member_external_ids: ['di'] })).status,
+      ).toBe(200);
+      expect(
+        (await ws.api.delete(`/v1/channels/${ch.id}/members`, { member_external_ids: ['di', 'cy'] })).status,
+      ).toBe(204);
       expect((await bo.api.delete(`${base}/members/bo`)).status).toBe(204);
       // no-ops post nothing
-      expect((await ws.api.post(`/v1/channels/${ch.id}/members`, { member_external_ids: ['ana'] })).status).toBe(200);
+      expect(
+        (await ws.api.post(`/v1/channels/${ch.id}/members`, { member_external_ids: ['ana'] })).status,
+      ).toBe(200);
       expect((await ws.api.delete(`/v1/channels/${ch.id}/members/cy`)).status).toBe(204);
       expect(await systemContents(ch.id)).toEqual([
         'Ana added di',
@@ -111,10 +123,16 @@ describe('membership side effects', () => {
     });
 
     it('a refused change posts nothing (the transaction rolls back)', async () => {
-      expect((await ws.api.patch('/v1/workspace/settings', { system_messages_for_membership: true })).status).toBe(200);
+      expect(
+        (await ws.api.patch('/v1/workspace/settings', { system_messages_for_membership: true })).status,
+      ).toBe(200);
       const ch = await group();
-      expect((await bo.api.post(`/v1/me/channels/${ch.id}/members`, { member_external_ids: ['di'] })).status).toBe(403);
-      expect((await ws.api.post(`/v1/channels/${ch.id}/members`, { member_external_ids: ['di', 'ghost'] })).status).toBe(400);
+      expect(
+        (await bo.api.post(`/v1/me/channels/${ch.id}/members`, { member_external_ids: ['di'] })).status,
+      ).toBe(403);
+      expect(
+        (await ws.api.post(`/v1/channels/${ch.id}/members`, { member_external_ids: ['di', 'ghost'] })).status,
+      ).toBe(400);
       expect((await history(ws.api, ch.id)).messages).toEqual([]);
     });
   });
@@ -122,18 +140,29 @@ describe('membership side effects', () => {
   describe('DELETE /v1/users/:external_id leaves every channel first', () => {
     it("the last admin's groups get their earliest-joined member promoted; members hear member.left", async () => {
       const ch = await group();
-      const dm = (await ws.api.post('/v1/channels', { type: 'direct', member_external_ids: ['ana', 'bo'] })).body;
-      const kept = (await ana.api.post(`/v1/channels/${ch.id}/messages`, { content: 'still here' })).body as Msg;
+      const dm = (await ws.api.post('/v1/channels', { type: 'direct', member_external_ids: ['ana', 'bo'] }))
+        .body;
+      const kept = (await ana.api.post(`/v1/channels/${ch.id}/messages`, { content: 'still here' }))
+        .body as Msg;
       expect((await ws.api.delete('/v1/users/ana')).status).toBe(204);
 
       const got = (await ws.api.get(`/v1/channels/${ch.id}`)).body;
       expect(roles(got)).toEqual({ bo: 'admin', cy: 'member' });
       const log = await events(ch.id);
       expect(log.slice(-2).map((e) => [e.type, e.payload])).toEqual([
-        ['member.left', { channel_id: ch.id, channel_external_id: ch.external_id, user_id: ana.id, external_id: 'ana' }],
+        [
+          'member.left',
+          { channel_id: ch.id, channel_external_id: ch.external_id, user_id: ana.id, external_id: 'ana' },
+        ],
         [
           'member.role_changed',
-          { channel_id: ch.id, channel_external_id: ch.external_id, user_id: bo.id, external_id: 'bo', role: 'admin' },
+          {
+            channel_id: ch.id,
+            channel_external_id: ch.external_id,
+            user_id: bo.id,
+            external_id: 'bo',
+            role: 'admin',
+          },
         ],
       ]);
       expect((await events(dm.id)).map((e) => e.type)).toEqual(['channel.created', 'member.left']);
@@ -146,7 +175,9 @@ describe('membership side effects', () => {
     });
 
     it('a group with another admin keeps its roles; with the setting on it hears "Ana left"', async () => {
-      expect((await ws.api.patch('/v1/workspace/settings', { system_messages_for_membership: true })).status).toBe(200);
+      expect(
+        (await ws.api.patch('/v1/workspace/settings', { system_messages_for_membership: true })).status,
+      ).toBe(200);
       const ch = await group();
       expect((await ws.api.patch(`/v1/channels/${ch.id}/members/cy`, { role: 'admin' })).status).toBe(200);
       expect((await ws.api.delete('/v1/users/ana')).status).toBe(204);

@@ -90,10 +90,18 @@ describe('tenant isolation of channel routes', () => {
   });
 
   it("B cannot create channels with A's users, nor mute or block them", async () => {
-    const res = await b.api.post('/v1/channels', { type: 'group', external_id: 'x', member_external_ids: ['cy'] });
+    const res = await b.api.post('/v1/channels', {
+      type: 'group',
+      external_id: 'x',
+      member_external_ids: ['cy'],
+    });
     expectError(res, 400, 'VALIDATION_ERROR');
     expect(JSON.stringify(res.body)).toContain('cy');
-    expectError(await b.api.post('/v1/channels', { type: 'direct', member_external_ids: ['ana', 'cy'] }), 400, 'VALIDATION_ERROR');
+    expectError(
+      await b.api.post('/v1/channels', { type: 'direct', member_external_ids: ['ana', 'cy'] }),
+      400,
+      'VALIDATION_ERROR',
+    );
     expectError(await b.api.delete('/v1/users/cy/mute'), 404, 'NOT_FOUND');
     expectError(await b.api.delete('/v1/users/cy'), 404, 'NOT_FOUND');
     expectError(await bAna.api.delete('/v1/me/blocks/cy'), 404, 'NOT_FOUND');
@@ -104,7 +112,9 @@ describe('tenant isolation of channel routes', () => {
     const got = await a.api.get(`/v1/channels/${ch.id}`);
     expect(got.status).toBe(200);
     expect(got.body.name).toBe(NAME);
-    expect(got.body.members.map((m: { external_id: string; role: string }) => [m.external_id, m.role])).toEqual([
+    expect(
+      got.body.members.map((m: { external_id: string; role: string }) => [m.external_id, m.role]),
+    ).toEqual([
       ['ana', 'admin'],
       ['bo', 'member'],
       ['cy', 'member'],

@@ -28,6 +28,27 @@ describe('message concurrency (PostgreSQL)', () => {
     expect((await eventsOf(t, ch.id)).filter((e) => e.type === 'message.created')).toHaveLength(1);
   });
 
+  it("sends racing with the sender's removal land before the member.left or are refused 403 NOT_A_MEMBER", async () => {
+    const { ws, ch, bo } = await room(t);
+    const sends = Array.from({ length: 20 }, (_, i) =>
+      bo.api.post(`/v1/channels/${ch.id}/messages`, { content: `race ${i}` }),
+    );
+    const removal = ws.api.delete(`/v1/channels/${ch.id}/members/bo`);
+    const answers = await Promise.all(sends);
+    expect((await removal).status).toBe(204);
+    for (const r of answers) {
+      if (r.status !== 201) {
+        expect(r.status).toBe(403);
+        expect(r.body.error.code).toBe('NOT_A_MEMBER');
+      }
+    }
+    const log = await eventsOf(t, ch.id);
+    const left = log.find((e) => e.type === 'member.left')!;
+    const created = log.filter((e) => e.type === 'message.created');
+    expect(created).toHaveLength(answers.filter((r) => r.status === 201).length);
+    for (const e of created) expect(e.seq!).toBeLessThan(left.seq!);
+  });
+
   it('the same key raced across two channels still yields one message', async () => {
     const { ws, ch, ana } = await room(t);
     const other = await ws.api.post('/v1/channels', {

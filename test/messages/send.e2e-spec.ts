@@ -66,16 +66,33 @@ describe('send (SPEC message lifecycle: none → live; CONTRACT §7)', () => {
         idempotency_key: 'k-1',
       }),
       await send(bo, ch.id, { content: 'to an unsent parent', parent_id: gone.id }),
-      (await ws.api.post(`/v1/channels/${ch.external_id}/messages`, { content: 'as bo', user_external_id: 'bo' })).body,
+      (
+        await ws.api.post(`/v1/channels/${ch.external_id}/messages`, {
+          content: 'as bo',
+          user_external_id: 'bo',
+        })
+      ).body,
       (await ws.api.post('/v1/messages', { channel_id: ch.id, content: 'system says', system: true })).body,
     ];
-    expect(answers[1]!.quoted_message).toMatchObject({ id: parent.id, content: 'the parent', deleted: false });
+    expect(answers[1]!.quoted_message).toMatchObject({
+      id: parent.id,
+      content: 'the parent',
+      deleted: false,
+    });
     expect(answers[2]!.quoted_message).toMatchObject({ id: gone.id, content: '', deleted: true });
-    expect(answers[3]!.user).toEqual({ id: bo.id, external_id: 'bo', name: 'Bo', avatar_url: 'https://cdn.example.com/bo.png' });
+    expect(answers[3]!.user).toEqual({
+      id: bo.id,
+      external_id: 'bo',
+      name: 'Bo',
+      avatar_url: 'https://cdn.example.com/bo.png',
+    });
     const byId = new Map((await history(bo.api, ch.id)).messages.map((m) => [m.id, m]));
     for (const a of answers) expect(a).toEqual(byId.get(a.id));
     // the replay (read back) answers the same object
-    const replay = await bo.api.post(`/v1/channels/${ch.id}/messages`, { content: 'ignored', idempotency_key: 'k-1' });
+    const replay = await bo.api.post(`/v1/channels/${ch.id}/messages`, {
+      content: 'ignored',
+      idempotency_key: 'k-1',
+    });
     expect(replay.status).toBe(200);
     expect(replay.body).toEqual(answers[1]);
   });

@@ -68,7 +68,7 @@ describe('two instances on PostgreSQL + Redis', () => {
     expect(await onlineVia(one)).toBe(true);
     // instance two "dies": its heartbeat stops and its counts stay in Redis (the socket is still
     // counted there); instance one must stop trusting them once the heartbeat is stale
-    const store = two.app.get(PresenceStore) as unknown as { timer?: NodeJS.Timeout };
+    const store: { timer?: NodeJS.Timeout } = two.app.get<PresenceStore, { timer?: NodeJS.Timeout }>(PresenceStore);
     clearInterval(store.timer);
     expect(sb.socket.connected).toBe(true);
     const deadline = Date.now() + 25_000;

@@ -7,7 +7,7 @@ export interface ReceivedRequest {
   method: string;
   headers: http.IncomingHttpHeaders;
   raw: Buffer;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- whatever the service sent
+   
   json: any;
   at: number;
   /** Set once the answer is written (answers can be delayed). */

@@ -1,22 +1,39 @@
-import { BeforeApplicationShutdown, Global, Injectable, Module } from '@nestjs/common';
+import { BeforeApplicationShutdown, Global, Inject, Injectable, Module } from '@nestjs/common';
+import { createHash } from 'crypto';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/config.schema';
 import { RedisService } from '../redis/redis.module';
 import { BullMqQueue } from './bullmq.queue';
 import { InProcessQueue } from './in-process.queue';
 import type { JobData, JobName } from './job-map';
 import { EnqueueOptions, JobHandler, JobQueue, JobSpec, ProcessOptions } from './job-queue';
 
+/**
+ * Jobs name rows of one database, so the queue's keys are namespaced by it too: deployments (or test
+ * runs) that share a Redis without distinct prefixes then never consume each other's jobs.
+ */
+export function queuePrefix(redisPrefix: string, databaseUrl: string | undefined): string {
+  if (!databaseUrl) return `${redisPrefix}bull`;
+  const u = new URL(databaseUrl);
+  const db = createHash('sha256')
+    .update(`${u.hostname}:${u.port || '5432'}${u.pathname}`)
+    .digest('hex')
+    .slice(0, 10);
+  return `${redisPrefix}bull:${db}`;
+}
+
 /** The process's queue: BullMQ when Redis is configured, else in-process. Closed before the database. */
 @Injectable()
 export class QueueService extends JobQueue implements BeforeApplicationShutdown {
   private readonly impl: JobQueue;
 
-  constructor(redis: RedisService) {
+  constructor(redis: RedisService, @Inject(APP_CONFIG) config: AppConfig) {
     super();
     this.impl = redis.enabled
       ? new BullMqQueue({
           producer: redis.duplicate('queue'),
           worker: (name) => redis.duplicate(`queue-worker:${name}`, { maxRetriesPerRequest: null }),
-          prefix: `${redis.prefix}bull`,
+          prefix: queuePrefix(redis.prefix, config.DATABASE_URL),
         })
       : new InProcessQueue();
   }
