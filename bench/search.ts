@@ -13,7 +13,7 @@ import { API_KEY, API_SECRET, authHeader, freshStorage, startServer } from './li
  *
  * Seeds BENCH_SEARCH_MESSAGES (default 1M) messages over 1,000 channels of 20 members with one SQL
  * generate_series statement: words drawn from a 20,000-word vocabulary with a Zipf-like (log-uniform)
- * rank distribution, 4-16 words a message; every 20th message is Chinese (2-character words from a
+ * rank distribution, 4-16 words a message; every 20th message of each channel is Chinese (2-character words from a
  * 400-word vocabulary, no spaces). Then, through HTTP as a user in 50 channels who blocks 3 users, and
  * per channel and across channels: a rare word, two common words, a phrase of those two, a CJK word.
  * Also: the migration's backfill time on the seeded table, index size, the write cost of the generated
@@ -76,11 +76,11 @@ function seedSql(workspaceId: string): string[] {
        FROM generate_series(1, 400) i,
             (SELECT '的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成可主发年动同工也能下过子说产种面而方后多定行学法所民得经十三之进着等部度家电力里如水化高自二理起小物现实加量都两体制机当使点从业本去把性好应开它合还因由其些然前外天政四日那社' AS s) q`,
     `CREATE TEMP TABLE picks AS
-     SELECT n, j, CASE WHEN n % 20 = 0 THEN floor(exp(random() * ln(400)))::int ELSE floor(exp(random() * ln(20000)))::int END AS r
+     SELECT n, j, CASE WHEN (n / ${CHANNELS}) % 20 = 0 THEN floor(exp(random() * ln(400)))::int ELSE floor(exp(random() * ln(20000)))::int END AS r
        FROM generate_series(1, ${MESSAGES}) n, generate_series(1, 4 + ((n::bigint * 7919) % 13)::int) j`,
     `CREATE TEMP TABLE contents AS
-     SELECT p.n, CASE WHEN p.n % 20 = 0 THEN string_agg(c.w, '' ORDER BY p.j) ELSE string_agg(v.w, ' ' ORDER BY p.j) END AS content
-       FROM picks p LEFT JOIN vocab v ON p.n % 20 <> 0 AND v.i = p.r LEFT JOIN cvocab c ON p.n % 20 = 0 AND c.i = p.r
+     SELECT p.n, CASE WHEN (p.n / ${CHANNELS}) % 20 = 0 THEN string_agg(c.w, '' ORDER BY p.j) ELSE string_agg(v.w, ' ' ORDER BY p.j) END AS content
+       FROM picks p LEFT JOIN vocab v ON (p.n / ${CHANNELS}) % 20 <> 0 AND v.i = p.r LEFT JOIN cvocab c ON (p.n / ${CHANNELS}) % 20 = 0 AND c.i = p.r
       GROUP BY p.n`,
     // one message every 30 s, channels interleaved, authors among the channel's members
     `INSERT INTO messages (id, workspace_id, channel_id, user_id, sender_key, type, content, created_at)

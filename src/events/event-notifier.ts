@@ -1,4 +1,4 @@
-import { Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, OnModuleInit } from '@nestjs/common';
 import { EventEmitter } from 'events';
 import type Redis from 'ioredis';
 import { DataSource, EntitySubscriberInterface, TransactionCommitEvent } from 'typeorm';
@@ -11,7 +11,7 @@ export const HAS_EVENTS = 'chat:hasEvents';
  * instance at once and on the others through Redis. Readers also poll, so a lost nudge only costs latency.
  */
 @Injectable()
-export class EventNotifier implements EntitySubscriberInterface, OnModuleInit, OnApplicationShutdown {
+export class EventNotifier implements EntitySubscriberInterface, OnModuleInit, BeforeApplicationShutdown {
   private readonly local = new EventEmitter();
   private sub?: Redis;
 
@@ -35,8 +35,9 @@ export class EventNotifier implements EntitySubscriberInterface, OnModuleInit, O
     }
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  async beforeApplicationShutdown(): Promise<void> {
     this.local.removeAllListeners();
+    await this.sub?.unsubscribe().catch(() => undefined);
   }
 
   afterTransactionCommit(event: TransactionCommitEvent): void {

@@ -1,4 +1,4 @@
-import { Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'crypto';
 import { PresenceReader } from '../channels/presence-reader';
 import { RedisService } from '../infra/redis/redis.module';
@@ -12,7 +12,7 @@ const INSTANCE_TTL_MS = 15_000;
  * socket for them, and an instance that dies without cleaning up stops counting within 15 s.
  */
 @Injectable()
-export class PresenceStore extends PresenceReader implements OnModuleInit, OnApplicationShutdown {
+export class PresenceStore extends PresenceReader implements OnModuleInit, BeforeApplicationShutdown {
   readonly instanceId = randomUUID();
   private readonly local = new Map<string, number>();
   private timer?: NodeJS.Timeout;
@@ -45,7 +45,8 @@ export class PresenceStore extends PresenceReader implements OnModuleInit, OnApp
     this.timer.unref();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Before Redis closes: this instance's counts go now rather than after the heartbeat expires. */
+  async beforeApplicationShutdown(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     await this.redis.client
       ?.multi()

@@ -1,4 +1,4 @@
-import { Logger } from '@nestjs/common';
+import { BeforeApplicationShutdown, Logger } from '@nestjs/common';
 import { OnGatewayConnection, OnGatewayDisconnect, OnGatewayInit, WebSocketGateway, WebSocketServer } from '@nestjs/websockets';
 import { plainToInstance } from 'class-transformer';
 import { IsString, MaxLength, MinLength, validate } from 'class-validator';
@@ -53,10 +53,11 @@ async function parse<T extends object>(cls: new () => T, payload: unknown): Prom
  * change. Inbound events share the REST services, so rules, errors and idempotency are the same.
  */
 @WebSocketGateway()
-export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGatewayDisconnect {
+export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGatewayDisconnect, BeforeApplicationShutdown {
   @WebSocketServer() server!: AppServer;
   private readonly logger = new Logger('Realtime');
   private readonly typing = new Map<string, NodeJS.Timeout>();
+  private closing = false;
 
   constructor(
     private readonly credentials: CredentialsService,
@@ -111,9 +112,16 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
     await socket.join(rows.map((r) => channelRoom(r.channel_id)));
   }
 
+  /** Sockets close with the server: no presence broadcasts then (Redis is about to close too). */
+  beforeApplicationShutdown(): void {
+    this.closing = true;
+    for (const t of this.typing.values()) clearTimeout(t);
+    this.typing.clear();
+  }
+
   async handleDisconnect(socket: AppSocket): Promise<void> {
     const { userId } = socket.data ?? {};
-    if (!userId) return;
+    if (!userId || this.closing) return;
     try {
       const lastHere = await this.presence.disconnected(userId);
       if (!lastHere || (await this.presence.onlineOf([userId])).has(userId)) return;

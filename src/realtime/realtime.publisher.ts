@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
@@ -44,13 +44,12 @@ export function inSeqOrder(events: StoredEvent[]): StoredEvent[] {
  * publish loses nothing: the event stays in the log and clients can fetch it with /v1/me/sync.
  */
 @Injectable()
-export class RealtimePublisher implements OnApplicationBootstrap, OnApplicationShutdown {
+export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('RealtimePublisher');
   private cursor: LogCursor | null = null;
-  private running = false;
+  private loopDone?: Promise<void>;
   private stopped = false;
   private wake?: () => void;
-  private leaseTimer?: NodeJS.Timeout;
   private leader = false;
   private unsubscribe?: () => void;
 
@@ -70,15 +69,15 @@ export class RealtimePublisher implements OnApplicationBootstrap, OnApplicationS
 
   onApplicationBootstrap(): void {
     this.unsubscribe = this.notifier.onCommitted(() => this.wake?.());
-    this.running = true;
-    void this.loop();
+    this.loopDone = this.loop();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Before Redis and the database close: stop the loop and let the batch in flight finish. */
+  async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     this.unsubscribe?.();
     this.wake?.();
-    if (this.leaseTimer) clearInterval(this.leaseTimer);
+    await this.loopDone;
     if (this.leader && this.redis.client) {
       await this.redis.client.eval(`if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`, 1, this.key('leader'), this.config.SERVICE_ROLE + process.pid).catch(() => undefined);
     }

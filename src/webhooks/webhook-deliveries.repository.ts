@@ -32,6 +32,7 @@ export interface AttemptRow {
 /** What an attempt needs besides the delivery: the webhook as it is now and the event (null once pruned). */
 export interface DeliveryContext {
   url: string;
+  allow_private_networks: boolean;
   enabled: boolean;
   signing: SigningMode;
   secret_sealed: string | null;
@@ -152,7 +153,7 @@ export class WebhookDeliveriesRepository {
             AND (lease_until IS NULL OR lease_until < now())
             AND next_attempt_at <= now() + interval '2 seconds'
           RETURNING ${COLUMNS})
-       SELECT r.*, w.url, w.enabled, w.signing, w.secret_sealed,
+       SELECT r.*, w.url, w.allow_private_networks, w.enabled, w.signing, w.secret_sealed,
               e.type AS event_type, e.payload, e.created_at AS event_created_at
          FROM r JOIN webhooks w ON w.id = r.webhook_id LEFT JOIN events e ON e.id = r.event_id`,
       [deliveryId, attempt, token, leaseMs],

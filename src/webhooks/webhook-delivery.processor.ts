@@ -104,6 +104,7 @@ export class WebhookDeliveryProcessor {
       body,
       timeoutMs: this.config.SERVICE_WEBHOOK_TIMEOUT_MS,
       keepBytes: RESPONSE_BODY_BYTES,
+      allowPrivateNetworks: delivery.allow_private_networks,
       headers: {
         'Content-Type': 'application/json',
         'User-Agent': WEBHOOK_USER_AGENT,

@@ -26,6 +26,8 @@ export interface WebhookChanges {
   events?: string[];
   description?: string | null;
   enabled?: boolean;
+  /** With a new url: the policy it was accepted under. */
+  allowPrivateNetworks?: boolean;
 }
 
 /**
@@ -45,11 +47,12 @@ export class WebhooksRepository {
     description: string | null;
     signing: SigningMode;
     secretSealed: string | null;
+    allowPrivateNetworks: boolean;
   }): Promise<WebhookRow> {
     const rows: WebhookRow[] = await this.db.query(
-      `INSERT INTO webhooks (id, workspace_id, url, events, description, signing, secret_sealed)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
-      [row.id, row.workspaceId, row.url, row.events, row.description, row.signing, row.secretSealed],
+      `INSERT INTO webhooks (id, workspace_id, url, events, description, signing, secret_sealed, allow_private_networks)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
+      [row.id, row.workspaceId, row.url, row.events, row.description, row.signing, row.secretSealed, row.allowPrivateNetworks],
     );
     return rows[0]!;
   }
@@ -85,6 +88,7 @@ export class WebhooksRepository {
     const rows: WebhookRow[] = await this.db.query(
       `WITH r AS (UPDATE webhooks SET
          url = COALESCE($3, url),
+         allow_private_networks = CASE WHEN $3 IS NULL THEN allow_private_networks ELSE $8 END,
          events = COALESCE($4::text[], events),
          description = CASE WHEN $5::boolean THEN $6 ELSE description END,
          enabled = COALESCE($7, enabled),
@@ -102,6 +106,7 @@ export class WebhooksRepository {
         c.description !== undefined,
         c.description ?? null,
         c.enabled ?? null,
+        c.allowPrivateNetworks ?? false,
       ],
     );
     return rows[0] ?? null;

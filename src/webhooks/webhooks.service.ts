@@ -40,6 +40,7 @@ export class WebhooksService {
       description: dto.description ?? null,
       signing,
       secretSealed: secret ? this.box.seal(secret) : null,
+      allowPrivateNetworks: this.http.allowsPrivateNetworks,
     });
     return { ...webhookView(row), signing_secret: secret };
   }
@@ -63,6 +64,7 @@ export class WebhooksService {
       events: dto.events ?? undefined,
       description: dto.description,
       enabled: dto.enabled ?? undefined,
+      allowPrivateNetworks: this.http.allowsPrivateNetworks,
     });
     if (!row) throw AppError.notFound('Webhook');
     return webhookView(row);

@@ -12,6 +12,8 @@ export interface OutboundPost {
   timeoutMs: number;
   /** How much of the response body to keep (whole UTF-8 characters only). */
   keepBytes: number;
+  /** Private targets allowed for this request too (the policy the webhook was registered under). */
+  allowPrivateNetworks?: boolean;
 }
 
 export type OutboundResult =
@@ -43,6 +45,9 @@ const DRAIN_LIMIT_MS = 2_000;
 export class SafeHttpClient {
   private readonly httpAgent: http.Agent;
   private readonly httpsAgent: https.Agent;
+  // permissive requests keep their own sockets, so a strict request never reuses one of theirs
+  private readonly permissiveHttpAgent: http.Agent;
+  private readonly permissiveHttpsAgent: https.Agent;
 
   constructor(
     private readonly allowPrivateNetworks: boolean,
@@ -51,13 +56,19 @@ export class SafeHttpClient {
     // keep-alive sockets were checked when they connected; Node honours the server's Keep-Alive hint
     this.httpAgent = new http.Agent({ keepAlive: true, maxSockets, timeout: 5_000, scheduling: 'lifo' });
     this.httpsAgent = new https.Agent({ keepAlive: true, maxSockets, timeout: 5_000, scheduling: 'lifo' });
+    this.permissiveHttpAgent = new http.Agent({ keepAlive: true, maxSockets, timeout: 5_000, scheduling: 'lifo' });
+    this.permissiveHttpsAgent = new https.Agent({ keepAlive: true, maxSockets, timeout: 5_000, scheduling: 'lifo' });
+  }
+
+  get allowsPrivateNetworks(): boolean {
+    return this.allowPrivateNetworks;
   }
 
   /** Null when the target may be contacted, else why not (no network access; for literals and names like localhost). */
-  staticRefusal(url: URL): string | null {
+  staticRefusal(url: URL, allowPrivate = this.allowPrivateNetworks): string | null {
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       return `the scheme ${url.protocol} is not allowed (http or https only)`;
-    if (this.allowPrivateNetworks) return null;
+    if (allowPrivate) return null;
     const host = bareHost(url.hostname);
     if (isIP(host)) {
       const reason = classifyAddress(host);
@@ -100,7 +111,8 @@ export class SafeHttpClient {
     } catch {
       return fail('invalid URL');
     }
-    const refusal = this.staticRefusal(url);
+    const permissive = this.allowPrivateNetworks || req.allowPrivateNetworks === true;
+    const refusal = this.staticRefusal(url, permissive);
     if (refusal) return fail(`refused: ${refusal}`);
     const secure = url.protocol === 'https:';
     const lib = secure ? https : http;
@@ -123,8 +135,8 @@ export class SafeHttpClient {
           ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`
           : undefined,
         headers: { ...req.headers, 'Content-Length': String(req.body.length) },
-        agent: secure ? this.httpsAgent : this.httpAgent,
-        lookup: this.allowPrivateNetworks ? undefined : this.guardedLookup,
+        agent: permissive ? (secure ? this.permissiveHttpsAgent : this.permissiveHttpAgent) : secure ? this.httpsAgent : this.httpAgent,
+        lookup: permissive ? undefined : this.guardedLookup,
       });
       const deadline = setTimeout(() => {
         request.destroy(new Error(`timed out after ${req.timeoutMs} ms`));
@@ -173,6 +185,8 @@ export class SafeHttpClient {
   close(): void {
     this.httpAgent.destroy();
     this.httpsAgent.destroy();
+    this.permissiveHttpAgent.destroy();
+    this.permissiveHttpsAgent.destroy();
   }
 
   /** dns.lookup, refusing the whole name when any address it resolves to is not public. */
