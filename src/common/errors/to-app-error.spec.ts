@@ -27,6 +27,12 @@ describe('toAppError', () => {
     expect(error.retryAfterSeconds).toBeGreaterThanOrEqual(1);
   });
 
+  it('maps an exhausted database pool to 503 UNAVAILABLE, not a 500', () => {
+    const { error } = toAppError(new Error('timeout exceeded when trying to connect'));
+    expect(error.code).toBe('UNAVAILABLE');
+    expect(error.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+  });
+
   it('maps framework and body-parser errors to contract codes', () => {
     expect(toAppError(new NotFoundException()).error.code).toBe('NOT_FOUND');
     expect(toAppError(new BadRequestException('x')).error.code).toBe('VALIDATION_ERROR');

@@ -30,6 +30,12 @@ export function toAppError(err: unknown): { error: AppError; unexpected: boolean
   if (typeof e?.code === 'string' && UNAVAILABLE_ERRNOS.has(e.code)) {
     return { error: new AppError('UNAVAILABLE', undefined, undefined, 5), unexpected: true };
   }
+  // the database pool had no free connection in time: overload, not a bug (pg: "timeout exceeded when
+  // trying to connect"; TypeORM wraps it); PostgreSQL refusing connections (53300) likewise
+  const message = err instanceof Error ? err.message : '';
+  if (/timeout exceeded when trying to connect|Connection terminated due to connection timeout/i.test(message) || e?.code === '53300') {
+    return { error: new AppError('UNAVAILABLE', 'The service is overloaded, try again shortly', undefined, 2), unexpected: true };
+  }
   // body-parser errors (raised before Nest sees the request)
   if (e?.type === 'entity.too.large') return { error: new AppError('PAYLOAD_TOO_LARGE'), unexpected: false };
   if (e?.type === 'entity.parse.failed') {
