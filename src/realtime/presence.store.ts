@@ -64,6 +64,11 @@ export class PresenceStore extends PresenceReader implements OnModuleInit, Befor
     return n === 1;
   }
 
+  /** Sockets this instance counts for the user. */
+  localCount(userId: string): number {
+    return this.local.get(userId) ?? 0;
+  }
+
   /** Uncounts a socket; true when the user has no socket left on this instance. */
   async disconnected(userId: string): Promise<boolean> {
     const n = Math.max(0, (this.local.get(userId) ?? 0) - 1);

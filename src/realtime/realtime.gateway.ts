@@ -123,10 +123,15 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
     const { userId } = socket.data ?? {};
     if (!userId || this.closing) return;
     try {
+      // last_seen_at first: whoever sees the user offline then also sees when it was last seen
+      let seenAt: Date | undefined;
+      if (this.presence.localCount(userId) <= 1) {
+        const seen = await rows<{ last_seen_at: Date }>(this.db.manager, `UPDATE users SET last_seen_at = now() WHERE id = $1 RETURNING last_seen_at`, [userId]);
+        seenAt = seen[0]?.last_seen_at;
+      }
       const lastHere = await this.presence.disconnected(userId);
       if (!lastHere || (await this.presence.onlineOf([userId])).has(userId)) return;
-      const seen = await rows<{ last_seen_at: Date }>(this.db.manager, `UPDATE users SET last_seen_at = now() WHERE id = $1 RETURNING last_seen_at`, [userId]);
-      await this.announcePresence(socket.data, false, (seen[0]?.last_seen_at ?? new Date()).toISOString());
+      await this.announcePresence(socket.data, false, (seenAt ?? new Date()).toISOString());
     } catch (e) {
       // shutting down, or the database is away: presence heals on the next connection
       this.logger.debug(`disconnect bookkeeping failed: ${String(e)}`);

@@ -36,6 +36,9 @@ function decodeSyncCursor(s: string): { cursor: LogCursor; issuedAt: number } {
   return { cursor: { txId: m[1]!, position: Number(m[2]) }, issuedAt: Number(m[3]) * 1000 };
 }
 
+const HELD_RETRIES = 20;
+const HELD_WAIT_MS = 25;
+
 const toSync = (env: Envelope): SyncEvent => ({
   ...(env.seq !== undefined ? { seq: env.seq } : {}),
   type: env.type,
@@ -78,7 +81,7 @@ export class SyncService {
     const retentionMs = this.config.SERVICE_EVENT_RETENTION_DAYS * 86_400_000;
     // the bound is read first; then one snapshot for the page and the head, so the returned cursor
     // cannot pass an event that was not visible
-    const bound = await this.reader.bound();
+    const bound = await this.settledBound(p.workspaceId);
     return this.db.transaction('REPEATABLE READ', async (m) => {
       const head = await this.head(m, p.workspaceId, bound);
       if (!since) return { events: [], next_cursor: encodeSyncCursor(head), has_more: false, gap: false };
@@ -100,6 +103,25 @@ export class SyncService {
       const envs = await this.envelopes.build(page, p.userId, m);
       return { events: envs.filter((e): e is Envelope => !!e).map(toSync), next_cursor: encodeSyncCursor(next), has_more, gap: false };
     });
+  }
+
+  /**
+   * The bound, after waiting briefly (at most ~0.5 s) while committed events of this workspace sit
+   * above it: they wait for an older transaction still in flight, usually for milliseconds, and a
+   * client that just got a 201 expects to see its message in the next sync.
+   */
+  private async settledBound(workspaceId: string): Promise<string> {
+    let bound = await this.reader.bound();
+    for (let i = 0; i < HELD_RETRIES; i++) {
+      const rows: { held: boolean }[] = await this.db.query(
+        `SELECT EXISTS (SELECT 1 FROM events e WHERE e.workspace_id = $1 AND e.tx_id >= $2::xid8) AS held`,
+        [workspaceId, bound],
+      );
+      if (!rows[0]?.held) break;
+      await new Promise((r) => setTimeout(r, HELD_WAIT_MS));
+      bound = await this.reader.bound();
+    }
+    return bound;
   }
 
   private async head(m: EntityManager, workspaceId: string, bound: string): Promise<LogCursor> {
