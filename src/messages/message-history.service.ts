@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { BlocksRepository } from '../blocks/blocks.repository';
 import { ChannelAccess } from '../channels/channel-access.service';
 import type { WorkspacePrincipal } from '../common/auth/principal';
+import { parseRfc3339 } from '../common/rfc3339';
 import { AppError } from '../common/errors/app-error';
 import { isUuid } from '../common/ids';
 import { EXACT_TIME_PATTERN } from '../common/keyset';
@@ -17,7 +18,7 @@ export interface HistoryPage {
   next_cursor: string | null;
 }
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
+const RFC3339_SHAPE = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
 export const DEFAULT_PAGE_SIZE = 50;
 
 /**
@@ -56,9 +57,10 @@ export class MessageHistoryService {
   private boundOf(q: HistoryQueryDto): HistoryBound {
     if (q.before !== undefined) return { kind: 'before', ...this.cursor(q.before, 'before') };
     if (q.after !== undefined) {
-      if (RFC3339.test(q.after)) {
-        if (Number.isNaN(Date.parse(q.after))) throw AppError.validation('after', 'is not a valid time');
-        return { kind: 'after-time', time: q.after };
+      if (RFC3339_SHAPE.test(q.after)) {
+        const instant = parseRfc3339(q.after);
+        if (!instant) throw AppError.validation('after', 'is not a valid time');
+        return { kind: 'after-time', time: instant };
       }
       return { kind: 'after', ...this.cursor(q.after, 'after') };
     }

@@ -1,3 +1,4 @@
+import type { Instant } from '../common/rfc3339';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { CHANNEL_COLUMNS, ChannelRow } from '../channels/channels.repository';
@@ -69,7 +70,7 @@ export type HistoryBound =
   | { kind: 'newest' }
   | { kind: 'before'; createdKey: string; id: string }
   | { kind: 'after'; createdKey: string; id: string }
-  | { kind: 'after-time'; time: string };
+  | { kind: 'after-time'; time: Instant };
 
 @Injectable()
 export class MessagesRepository {
@@ -316,7 +317,9 @@ export class MessagesRepository {
         order = 'ASC';
         break;
       case 'after-time':
-        params.push(bound.time);
+        // compared with the stored microseconds: the message shown with that very millisecond may come
+        // again (clients de-duplicate by id), but one a few microseconds newer is never skipped
+        params.push(bound.time.utc);
         where.push(`msg.created_at > $${params.length}::timestamptz`);
         order = 'ASC';
         break;

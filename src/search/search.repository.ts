@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { exactTime } from '../infra/database/sql';
 import type { MessageType } from '../messages/message-view.service';
-import type { Instant } from './rfc3339';
+import type { Instant } from '../common/rfc3339';
 import type { SearchToken } from './search-tsquery';
 
 /** Where to look: one channel, a user's channels, or (a backend key) the whole workspace. */

@@ -7,7 +7,7 @@ import { isUuid } from '../common/ids';
 import { decodeCursor, pageOf } from '../common/pagination';
 import { MessageView, MessageViews } from '../messages/message-view.service';
 import { SearchQueryDto } from './dto/search-query.dto';
-import { parseRfc3339 } from './rfc3339';
+import { parseRfc3339 } from '../common/rfc3339';
 import { highlightSpans, Span } from './search-highlights';
 import { parseSearchQuery, termsOf } from './search-query.parser';
 import { compileQuery, SearchToken } from './search-tsquery';

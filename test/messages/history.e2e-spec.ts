@@ -84,6 +84,8 @@ describe('history (GET /v1/channels/:id/messages)', () => {
       'before=garbage',
       'after=garbage',
       'after=2026-13-45T99:00:00Z',
+      'after=2026-02-31T00:00:00Z',
+      'after=0000-01-01T00:00:00Z',
       `before=${Buffer.from('["x","y"]').toString('base64url')}`,
     ]) {
       expectError(await ana.api.get(`${base}?${q}`), 400, 'VALIDATION_ERROR');
