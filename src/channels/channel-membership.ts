@@ -92,6 +92,28 @@ export class ChannelMembership {
     });
   }
 
+  /** `member.joined` / `member.left` for one user, addressed to them too (their sync shows it). */
+  async memberChanged(
+    m: EntityManager,
+    workspaceId: string,
+    channel: ChannelRow,
+    type: 'member.joined' | 'member.left',
+    user: { id: string; external_id: string },
+  ): Promise<void> {
+    await this.events.append(m, {
+      workspaceId,
+      channelId: channel.id,
+      type,
+      payload: {
+        channel_id: channel.id,
+        channel_external_id: channel.external_id,
+        user_id: user.id,
+        external_id: user.external_id,
+      },
+      audience: [user.id],
+    });
+  }
+
   /** After someone leaves: a group that still has members but no admin gets its earliest-joined member promoted. */
   async ensureAnAdmin(m: EntityManager, workspaceId: string, channel: ChannelRow): Promise<void> {
     if (channel.type !== 'group') return;
@@ -126,18 +148,7 @@ export class ChannelMembership {
     for (const channel of channels) {
       const removed = await this.channels.removeMembers(m, channel.id, [user.id]);
       if (!removed.length) continue;
-      await this.events.append(m, {
-        workspaceId,
-        channelId: channel.id,
-        type: 'member.left',
-        payload: {
-          channel_id: channel.id,
-          channel_external_id: channel.external_id,
-          user_id: user.id,
-          external_id: user.external_id,
-        },
-        audience: [user.id],
-      });
+      await this.memberChanged(m, workspaceId, channel, 'member.left', user);
       if (notices && channel.type === 'group')
         await this.postNotice(m, workspaceId, channel, this.removedNotice(null, [user], true));
       await this.ensureAnAdmin(m, workspaceId, channel);

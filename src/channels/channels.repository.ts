@@ -41,20 +41,26 @@ export class ChannelsRepository {
    * By id (tried first) or external_id, always within the workspace. With `lock`, the channel's writes
    * are ordered (orderChannelWrites) and its row locked: call it first in the transaction.
    */
-  async findByRef(m: EntityManager, workspaceId: string, ref: string, isId: boolean, lock = false): Promise<ChannelRow | null> {
+  async findByRef(
+    m: EntityManager,
+    workspaceId: string,
+    ref: string,
+    isId: boolean,
+    lock = false,
+  ): Promise<ChannelRow | null> {
     let row: ChannelRow | undefined;
     if (isId) {
-      const rows: ChannelRow[] = await m.query(`SELECT ${CHANNEL_COLUMNS} FROM channels c WHERE c.workspace_id = $1 AND c.id = $2`, [
-        workspaceId,
-        ref,
-      ]);
+      const rows: ChannelRow[] = await m.query(
+        `SELECT ${CHANNEL_COLUMNS} FROM channels c WHERE c.workspace_id = $1 AND c.id = $2`,
+        [workspaceId, ref],
+      );
       row = rows[0];
     }
     if (!row) {
-      const rows: ChannelRow[] = await m.query(`SELECT ${CHANNEL_COLUMNS} FROM channels c WHERE c.workspace_id = $1 AND c.external_id = $2`, [
-        workspaceId,
-        ref,
-      ]);
+      const rows: ChannelRow[] = await m.query(
+        `SELECT ${CHANNEL_COLUMNS} FROM channels c WHERE c.workspace_id = $1 AND c.external_id = $2`,
+        [workspaceId, ref],
+      );
       row = rows[0];
     }
     if (!row) return null;
@@ -64,7 +70,10 @@ export class ChannelsRepository {
   /** Orders the channel's writes and locks its row; first in the transaction (see orderChannelWrites). */
   async lock(m: EntityManager, channelId: string): Promise<ChannelRow | null> {
     await orderChannelWrites(m, [channelId]);
-    const rows: ChannelRow[] = await m.query(`SELECT ${CHANNEL_COLUMNS} FROM channels c WHERE c.id = $1 FOR UPDATE`, [channelId]);
+    const rows: ChannelRow[] = await m.query(
+      `SELECT ${CHANNEL_COLUMNS} FROM channels c WHERE c.id = $1 FOR UPDATE`,
+      [channelId],
+    );
     return rows[0] ?? null;
   }
 

@@ -194,21 +194,14 @@ export class ChannelsService {
         wanted.map((x) => ({ id: users.get(x)!.id, role: 'member' as const })),
       );
       const byId = new Map([...users.values()].map((u) => [u.id, u]));
-      for (const userId of added) {
-        const u = byId.get(userId)!;
-        await this.events.append(m, {
-          workspaceId: actor.workspaceId,
-          channelId: channel.id,
-          type: 'member.joined',
-          payload: {
-            channel_id: channel.id,
-            channel_external_id: channel.external_id,
-            user_id: u.id,
-            external_id: u.external_id,
-          },
-          audience: [u.id],
-        });
-      }
+      for (const userId of added)
+        await this.membership.memberChanged(
+          m,
+          actor.workspaceId,
+          channel,
+          'member.joined',
+          byId.get(userId)!,
+        );
       if (added.length && (await this.membership.noticesEnabled(m, actor.workspaceId))) {
         const notice = this.membership.addedNotice(
           me,
@@ -235,21 +228,8 @@ export class ChannelsService {
         [...users.values()].map((u) => u.id),
       );
       const byId = new Map([...users.values()].map((u) => [u.id, u]));
-      for (const userId of removed) {
-        const u = byId.get(userId)!;
-        await this.events.append(m, {
-          workspaceId: actor.workspaceId,
-          channelId: channel.id,
-          type: 'member.left',
-          payload: {
-            channel_id: channel.id,
-            channel_external_id: channel.external_id,
-            user_id: u.id,
-            external_id: u.external_id,
-          },
-          audience: [u.id],
-        });
-      }
+      for (const userId of removed)
+        await this.membership.memberChanged(m, actor.workspaceId, channel, 'member.left', byId.get(userId)!);
       if (removed.length && (await this.membership.noticesEnabled(m, actor.workspaceId))) {
         const notice = this.membership.removedNotice(
           me,
