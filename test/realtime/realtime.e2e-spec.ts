@@ -136,6 +136,20 @@ describe('realtime', () => {
     await sd.waitFor('channel.deleted', (e) => e?.channel_id === created.body.id);
   });
 
+  it('channel.updated, member.role_changed and channel.created carry their payloads', async () => {
+    const [sa, sb] = await Promise.all([sock(ana), sock(bo)]);
+    await ws.api.patch(`/v1/channels/${ch.id}`, { name: 'Renamed' });
+    const upd = await sb.waitFor('channel.updated', (e) => e?.channel_id === ch.id);
+    expect(upd).toMatchObject({ v: 1, type: 'channel.updated', data: { channel: { id: ch.id, name: 'Renamed' } } });
+    await ws.api.patch(`/v1/channels/${ch.id}/members/bo`, { role: 'admin' });
+    const role = await sa.waitFor('member.role_changed', (e) => e?.data?.external_id === 'bo');
+    expect(role.data).toMatchObject({ channel_id: ch.id, user_id: bo.id, external_id: 'bo', role: 'admin' });
+    expect(role.seq).toBeGreaterThan(upd.seq);
+    const created = await ws.api.post('/v1/channels', { type: 'group', external_id: 'another', created_by: 'ana', member_external_ids: ['bo'] });
+    const env = await sb.waitFor('channel.created', (e) => e?.channel_id === created.body.id);
+    expect(env).toMatchObject({ seq: 1, data: { channel: { id: created.body.id, member_count: 2, created_by: 'ana' } } });
+  });
+
   it('presence: online while connected, offline with last_seen_at after, presence.changed to partners', async () => {
     const sa = await sock(ana);
     const sb = await sock(bo);
