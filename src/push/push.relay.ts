@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { EventLogReader, type LogCursor } from '../events/event-log.reader';
 import { EventNotifier } from '../events/event-notifier';
+import { LogFollower } from '../events/log-follower';
 import { QueueService } from '../infra/queue/queue.module';
 
 export const PUSH_JOB = 'push.message' as const;
@@ -27,39 +28,32 @@ interface EventRef {
  */
 @Injectable()
 export class PushRelay {
-  private readonly logger = new Logger('PushRelay');
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private again = false;
-  private stopped = true;
-  private unsubscribe?: () => void;
+  private readonly follower: LogFollower;
 
   constructor(
     private readonly db: DataSource,
     private readonly queue: QueueService,
-    private readonly notifier: EventNotifier,
+    notifier: EventNotifier,
     private readonly reader: EventLogReader,
-  ) {}
-
-  start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.unsubscribe = this.notifier.onCommitted(() => this.nudge());
-    this.schedule(0);
+  ) {
+    this.follower = new LogFollower(
+      new Logger('PushRelay'),
+      notifier,
+      () => this.drain(),
+      () => POLL_MS,
+    );
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.unsubscribe?.();
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
+  start(): void {
+    this.follower.start();
+  }
+
+  stop(): Promise<void> {
+    return this.follower.stop();
   }
 
   nudge(): void {
-    if (this.stopped) return;
-    if (this.running) this.again = true;
-    else this.schedule(0);
+    this.follower.nudge();
   }
 
   /** Relays everything committed so far; returns the number of jobs enqueued. */
@@ -72,27 +66,6 @@ export class PushRelay {
       if (pass.events < BATCH) break;
     }
     return jobs;
-  }
-
-  private schedule(ms: number): void {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.run();
-    }, ms);
-  }
-
-  private run(): void {
-    if (this.running || this.stopped) return;
-    this.again = false;
-    this.running = this.drain()
-      .then(() => undefined)
-      .catch((err: unknown) => this.logger.warn(`push relay pass failed: ${String(err)}`))
-      .finally(() => {
-        this.running = null;
-        this.schedule(this.again ? 0 : POLL_MS);
-      });
   }
 
   /**
@@ -125,7 +98,9 @@ export class PushRelay {
     // a short batch read every message event below the bound: the cursor can jump to the bound itself,
     // so the next pass does not rescan the other events in between
     const next: LogCursor =
-      events.length < BATCH || !last ? { txId: bound, position: 0 } : { txId: last.tx_id, position: Number(last.position) };
+      events.length < BATCH || !last
+        ? { txId: bound, position: 0 }
+        : { txId: last.tx_id, position: Number(last.position) };
     await this.db.query(
       `UPDATE event_relay_cursors SET tx_id = $2::xid8, position = $3, updated_at = now()
         WHERE name = $1 AND (tx_id, position) < ($2::xid8, $3::bigint)`,

@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { newId } from '../common/ids';
 import { SETTLED_BOUND, type LogCursor } from '../events/event-log.reader';
 import { EventNotifier } from '../events/event-notifier';
+import { LogFollower } from '../events/log-follower';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { DeliveryJob, WebhookDispatcher } from './webhook-dispatcher';
 import { isWebhookEvent } from './webhook-events';
@@ -36,49 +37,39 @@ interface EventRef {
  */
 @Injectable()
 export class WebhookRelay {
-  private readonly logger = new Logger('WebhookRelay');
+  private readonly follower: LogFollower;
   private cursor: LogCursor | null = null;
-  private timer: NodeJS.Timeout | null = null;
-  private timerDue = 0;
-  private running: Promise<void> | null = null;
-  private again = false;
   /** Committed events wait behind a transaction still running (which may write no events, so no nudge). */
   private held = false;
   /** Backs off from HELD_RETRY_MS to POLL_MS while the same long transaction holds the log back. */
   private heldDelay = HELD_RETRY_MS;
-  private stopped = true;
-  private unsubscribe?: () => void;
 
   constructor(
     private readonly db: DataSource,
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly dispatcher: WebhookDispatcher,
-    private readonly notifier: EventNotifier,
-  ) {}
-
-  start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.unsubscribe = this.notifier.onCommitted(() => this.nudge());
-    this.schedule(0);
+    notifier: EventNotifier,
+  ) {
+    this.follower = new LogFollower(
+      new Logger('WebhookRelay'),
+      notifier,
+      () => this.drain(),
+      () => (this.held ? this.heldDelay : POLL_MS),
+      NUDGE_DELAY_MS,
+    );
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.unsubscribe?.();
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
+  start(): void {
+    this.follower.start();
+  }
+
+  stop(): Promise<void> {
+    return this.follower.stop();
   }
 
   /** Asks for a pass soon (coalesced). */
   nudge(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.schedule(NUDGE_DELAY_MS);
+    this.follower.nudge();
   }
 
   /** Relays everything committed so far; returns the number of deliveries created. For tests and benchmarks. */
@@ -92,30 +83,6 @@ export class WebhookRelay {
       if (!pass.events) break;
     }
     return created;
-  }
-
-  private schedule(ms: number): void {
-    if (this.stopped) return;
-    const due = Date.now() + ms;
-    if (this.timer && this.timerDue <= due) return; // an earlier wake-up is already set
-    if (this.timer) clearTimeout(this.timer);
-    this.timerDue = due;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.run();
-    }, ms);
-  }
-
-  private run(): void {
-    if (this.running || this.stopped) return;
-    this.again = false;
-    this.running = this.drain()
-      .then(() => undefined)
-      .catch((err: unknown) => this.logger.warn(`relay pass failed: ${String(err)}`))
-      .finally(() => {
-        this.running = null;
-        this.schedule(this.again ? NUDGE_DELAY_MS : this.held ? this.heldDelay : POLL_MS);
-      });
   }
 
   /** One locked batch. Null when another instance holds the cursor or nothing new is committed. */
