@@ -3,7 +3,8 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { WorkspacePrincipal } from '../common/auth/principal';
 import { AppError } from '../common/errors/app-error';
 import { isUuid } from '../common/ids';
-import { ChannelRow, ChannelsRepository, MemberRow } from './channels.repository';
+import { ChannelMembersRepository, MemberRow } from './channel-members.repository';
+import { ChannelRow, ChannelsRepository } from './channels.repository';
 
 /**
  * The one place that turns a `:id` path value into a channel of the caller's workspace and applies
@@ -14,6 +15,7 @@ export class ChannelAccess {
   constructor(
     private readonly db: DataSource,
     private readonly channels: ChannelsRepository,
+    private readonly members: ChannelMembersRepository,
   ) {}
 
   /** The channel by id (tried first) or external_id; 404 when it is not in this workspace. */
@@ -21,10 +23,9 @@ export class ChannelAccess {
     workspaceId: string,
     ref: string,
     m: EntityManager = this.db.manager,
-    lock = false,
   ): Promise<ChannelRow> {
     if (!ref || ref.length > 200) throw AppError.notFound('Channel');
-    const row = await this.channels.findByRef(m, workspaceId, ref, isUuid(ref), lock);
+    const row = await this.channels.findByRef(m, workspaceId, ref, isUuid(ref));
     if (!row) throw AppError.notFound('Channel');
     return row;
   }
@@ -36,7 +37,7 @@ export class ChannelAccess {
     m: EntityManager = this.db.manager,
   ): Promise<MemberRow | null> {
     if (p.kind === 'backend') return null;
-    const member = await this.channels.member(m, channel.id, p.userId);
+    const member = await this.members.member(m, channel.id, p.userId);
     if (!member) throw new AppError('NOT_A_MEMBER');
     return member;
   }

@@ -1,16 +1,17 @@
 import { Module } from '@nestjs/common';
-import { MessageViewsModule } from '../messages/message-views.module';
+import { ChannelMembersRepository } from './channel-members.repository';
 import { ChannelMembership } from './channel-membership';
+import { ChannelWrites } from './channel-writes';
 import { ChannelsRepository } from './channels.repository';
 
 /**
- * The channel repository and the membership side effects (last-admin rule, system notices), without
+ * The channel write session, the channel and member repositories and the membership side effects
+ * (last-admin rule, system notices), without
  * UsersModule: UsersModule imports this for user deletion, and ChannelsModule (which imports
  * UsersModule) re-exports it, so there is no cycle.
  */
 @Module({
-  imports: [MessageViewsModule],
-  providers: [ChannelsRepository, ChannelMembership],
-  exports: [ChannelsRepository, ChannelMembership],
+  providers: [ChannelsRepository, ChannelMembersRepository, ChannelWrites, ChannelMembership],
+  exports: [ChannelsRepository, ChannelMembersRepository, ChannelWrites, ChannelMembership],
 })
 export class ChannelMembershipModule {}

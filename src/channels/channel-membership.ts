@@ -1,10 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { newId } from '../common/ids';
-import { isoNotNull } from '../common/time';
-import { EventLogService } from '../events/event-log.service';
-import { MessagesRepository } from '../messages/messages.repository';
-import { ChannelRow, ChannelsRepository } from './channels.repository';
+import { ChannelMembersRepository } from './channel-members.repository';
+import { ChannelWriteSession, ChannelWrites, OutgoingEvent } from './channel-writes';
 
 /** Someone named in a membership notice. */
 export interface NoticeUser {
@@ -18,14 +16,13 @@ const NOTICE_MAX_NAMES = 10;
 /**
  * What every membership change has to do besides the row itself, shared by the channel routes and
  * by user deletion: the last-admin rule and CONTRACT §6's optional system messages ("Ana added Bo").
- * Everything runs in the caller's transaction, which must hold the channel row's lock.
+ * Everything runs in the caller's ChannelWriteSession.
  */
 @Injectable()
 export class ChannelMembership {
   constructor(
-    private readonly channels: ChannelsRepository,
-    private readonly messages: MessagesRepository,
-    private readonly events: EventLogService,
+    private readonly members: ChannelMembersRepository,
+    private readonly writes: ChannelWrites,
   ) {}
 
   /**
@@ -33,11 +30,11 @@ export class ChannelMembership {
    * caller's transaction (the embedded database has one connection: a read beside it would wait forever).
    */
   async noticesEnabled(m: EntityManager, workspaceId: string): Promise<boolean> {
-    const rows: { enabled: unknown }[] = await m.query(
+    const found: { enabled: unknown }[] = await m.query(
       `SELECT settings->'system_messages_for_membership' AS enabled FROM workspaces WHERE id = $1`,
       [workspaceId],
     );
-    return rows[0]?.enabled === true;
+    return found[0]?.enabled === true;
   }
 
   /** "Ana added Bo and Cy" (a user acting) or "Bo and Cy joined" (a backend key). */
@@ -53,85 +50,73 @@ export class ChannelMembership {
   }
 
   /** Posts a system message into the channel and logs its `message.created`, like POST /v1/messages with system: true. */
-  async postNotice(
-    m: EntityManager,
-    workspaceId: string,
-    channel: ChannelRow,
-    content: string,
-  ): Promise<void> {
-    const inserted = await this.messages.insert(m, {
-      id: newId(),
-      workspaceId,
-      channelId: channel.id,
-      userId: null,
-      senderKey: 'system',
-      type: 'system',
-      content,
-      attachmentUrl: null,
-      attachment: null,
-      parentId: null,
-      idempotencyKey: null,
-    });
-    if (!inserted.id) throw new Error('a system message without an idempotency key cannot conflict');
-    await this.events.append(m, {
-      workspaceId,
-      channelId: channel.id,
-      type: 'message.created',
-      payload: {
-        message: {
-          id: inserted.id,
-          channel_id: channel.id,
-          channel_external_id: channel.external_id,
-          user: null,
-          content,
-          type: 'system',
-          attachment_url: null,
-          created_at: isoNotNull(inserted.created_at!),
-        },
+  async postNotice(s: ChannelWriteSession, content: string): Promise<void> {
+    const id = newId();
+    const sent = await s.sendMessage(
+      {
+        id,
+        userId: null,
+        senderKey: 'system',
+        type: 'system',
+        content,
+        attachmentUrl: null,
+        attachment: null,
+        parentId: null,
+        idempotencyKey: null,
+        mentionIds: [],
       },
-    });
+      [
+        {
+          type: 'message.created',
+          payload: {
+            message: {
+              id,
+              channel_id: s.channel.id,
+              channel_external_id: s.channel.external_id,
+              user: null,
+              content,
+              type: 'system',
+              attachment_url: null,
+              created_at: '',
+            },
+          },
+        } satisfies OutgoingEvent<'message.created'>,
+      ],
+    );
+    if (sent.outcome !== 'sent') throw new Error(`a system message could not be posted: ${sent.outcome}`);
   }
 
   /** `member.joined` / `member.left` for one user, addressed to them too (their sync shows it). */
   async memberChanged(
-    m: EntityManager,
-    workspaceId: string,
-    channel: ChannelRow,
+    s: ChannelWriteSession,
     type: 'member.joined' | 'member.left',
     user: { id: string; external_id: string },
   ): Promise<void> {
-    await this.events.append(m, {
-      workspaceId,
-      channelId: channel.id,
+    await s.append(
       type,
-      payload: {
-        channel_id: channel.id,
-        channel_external_id: channel.external_id,
+      {
+        channel_id: s.channel.id,
+        channel_external_id: s.channel.external_id,
         user_id: user.id,
         external_id: user.external_id,
       },
-      audience: [user.id],
-    });
+      [user.id],
+    );
   }
 
   /** After someone leaves: a group that still has members but no admin gets its earliest-joined member promoted. */
-  async ensureAnAdmin(m: EntityManager, workspaceId: string, channel: ChannelRow): Promise<void> {
-    if (channel.type !== 'group') return;
-    const members = await this.channels.members(m, [channel.id]);
+  async ensureAnAdmin(s: ChannelWriteSession): Promise<void> {
+    if (s.channel.type !== 'group') return;
+    const members = await this.members.members(s.m, [s.channel.id]);
     if (!members.length || members.some((x) => x.role === 'admin')) return;
     const next = members[0]!; // ordered by joined_at
-    await this.channels.setRole(m, channel.id, next.user_id, 'admin');
-    await this.events.append(m, {
-      workspaceId,
-      channelId: channel.id,
-      type: 'member.role_changed',
-      payload: {
-        channel_id: channel.id,
-        channel_external_id: channel.external_id,
-        user_id: next.user_id,
-        external_id: next.external_id,
-        role: 'admin',
-      },
+    await this.members.setRole(s.m, s.channel.id, next.user_id, 'admin');
+    await s.append('member.role_changed', {
+      channel_id: s.channel.id,
+      channel_external_id: s.channel.external_id,
+      user_id: next.user_id,
+      external_id: next.external_id,
+      role: 'admin',
     });
   }
 
@@ -142,16 +127,16 @@ export class ChannelMembership {
    * deletions never deadlock each other; every other writer locks one channel at a time.
    */
   async leaveAll(m: EntityManager, workspaceId: string, user: { id: string } & NoticeUser): Promise<void> {
-    const channels = await this.channels.lockChannelsOf(m, workspaceId, user.id);
-    if (!channels.length) return;
-    const notices = channels.some((c) => c.type === 'group') && (await this.noticesEnabled(m, workspaceId));
-    for (const channel of channels) {
-      const removed = await this.channels.removeMembers(m, channel.id, [user.id]);
+    const sessions = await this.writes.lock(m, workspaceId, await this.members.channelIdsOf(m, workspaceId, user.id));
+    if (!sessions.length) return;
+    const notices =
+      sessions.some((s) => s.channel.type === 'group') && (await this.noticesEnabled(m, workspaceId));
+    for (const s of sessions) {
+      const removed = await this.members.remove(m, s.channel.id, [user.id]);
       if (!removed.length) continue;
-      await this.memberChanged(m, workspaceId, channel, 'member.left', user);
-      if (notices && channel.type === 'group')
-        await this.postNotice(m, workspaceId, channel, this.removedNotice(null, [user], true));
-      await this.ensureAnAdmin(m, workspaceId, channel);
+      await this.memberChanged(s, 'member.left', user);
+      if (notices && s.channel.type === 'group') await this.postNotice(s, this.removedNotice(null, [user], true));
+      await this.ensureAnAdmin(s);
     }
   }
 }

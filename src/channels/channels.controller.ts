@@ -47,7 +47,7 @@ export class ChannelsController {
   @Patch(':id')
   @Auth('backend')
   update(@CurrentPrincipal() p: BackendPrincipal, @Param('id') id: string, @Body() dto: UpdateChannelDto) {
-    return this.channels.update(this.channels.asActor(p), id, dto);
+    return this.channels.update(p, id, dto);
   }
 
   /** Permanent: memberships, messages, reactions and receipts go with it. */
@@ -55,14 +55,14 @@ export class ChannelsController {
   @Auth('backend')
   @HttpCode(204)
   async remove(@CurrentPrincipal() p: BackendPrincipal, @Param('id') id: string) {
-    await this.channels.delete(p.workspaceId, id);
+    await this.channels.delete(p, id);
   }
 
   @Post(':id/members')
   @Auth('backend')
   @HttpCode(200)
   addMembers(@CurrentPrincipal() p: BackendPrincipal, @Param('id') id: string, @Body() dto: MembersDto) {
-    return this.channels.addMembers(this.channels.asActor(p), id, dto.member_external_ids);
+    return this.channels.addMembers(p, id, dto.member_external_ids);
   }
 
   @Delete(':id/members')
@@ -73,7 +73,7 @@ export class ChannelsController {
     @Param('id') id: string,
     @Body() dto: MembersDto,
   ) {
-    await this.channels.removeMembers(this.channels.asActor(p), id, dto.member_external_ids);
+    await this.channels.removeMembers(p, id, dto.member_external_ids);
   }
 
   @Delete(':id/members/:external_id')
@@ -84,7 +84,7 @@ export class ChannelsController {
     @Param('id') id: string,
     @Param('external_id', ExternalIdPipe) ext: string,
   ) {
-    await this.channels.removeMembers(this.channels.asActor(p), id, [ext]);
+    await this.channels.removeMembers(p, id, [ext]);
   }
 
   @Patch(':id/members/:external_id')
@@ -95,7 +95,7 @@ export class ChannelsController {
     @Param('external_id', ExternalIdPipe) ext: string,
     @Body() dto: RoleDto,
   ) {
-    return this.channels.setRole(this.channels.asActor(p), id, ext, dto.role);
+    return this.channels.setRole(p, id, ext, dto.role);
   }
 
   /** Members with their role and presence. */

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { ChannelPayload } from '../events/event-types';
 import { isoNotNull } from '../common/time';
-import { exactTime, rows } from '../infra/database/sql';
-import { orderChannelWrites } from '../events/channel-order';
+import { exactTime } from '../infra/database/sql';
+import { ChannelMembersRepository, MemberRow } from './channel-members.repository';
 
 export interface ChannelRow {
   id: string;
@@ -20,33 +20,20 @@ export interface ChannelRow {
   created_key?: string;
 }
 
-export interface MemberRow {
-  channel_id: string;
-  user_id: string;
-  external_id: string;
-  name: string | null;
-  role: 'admin' | 'member' | null;
-  joined_at: Date;
-  last_read_at: Date;
-  last_delivered_at: Date;
-}
 
 export const CHANNEL_COLUMNS =
   'c.id, c.workspace_id, c.type, c.external_id, c.name, c.avatar_url, c.created_by, c.last_message_at, c.created_at, c.updated_at';
 
 @Injectable()
 export class ChannelsRepository {
+  constructor(private readonly members: ChannelMembersRepository) {}
+
   /** By id (tried first) or external_id, always within the workspace. */
-  /**
-   * By id (tried first) or external_id, always within the workspace. With `lock`, the channel's writes
-   * are ordered (orderChannelWrites) and its row locked: call it first in the transaction.
-   */
   async findByRef(
     m: EntityManager,
     workspaceId: string,
     ref: string,
     isId: boolean,
-    lock = false,
   ): Promise<ChannelRow | null> {
     let row: ChannelRow | undefined;
     if (isId) {
@@ -63,36 +50,15 @@ export class ChannelsRepository {
       );
       row = rows[0];
     }
-    if (!row) return null;
-    return lock ? this.lock(m, row.id) : row;
+    return row ?? null;
   }
 
-  /** Orders the channel's writes and locks its row; first in the transaction (see orderChannelWrites). */
-  async lock(m: EntityManager, channelId: string): Promise<ChannelRow | null> {
-    await orderChannelWrites(m, [channelId]);
-    const rows: ChannelRow[] = await m.query(
-      `SELECT ${CHANNEL_COLUMNS} FROM channels c WHERE c.id = $1 FOR UPDATE`,
-      [channelId],
+  async byId(m: EntityManager, workspaceId: string, id: string): Promise<ChannelRow | null> {
+    const found: ChannelRow[] = await m.query(
+      `SELECT ${CHANNEL_COLUMNS} FROM channels c WHERE c.workspace_id = $1 AND c.id = $2`,
+      [workspaceId, id],
     );
-    return rows[0] ?? null;
-  }
-
-  /** Every channel the user belongs to, ordered and locked in id order (deadlock-free for multi-channel writers). */
-  async lockChannelsOf(m: EntityManager, workspaceId: string, userId: string): Promise<ChannelRow[]> {
-    const ids: { channel_id: string }[] = await m.query(
-      `SELECT cm.channel_id FROM channel_members cm WHERE cm.user_id = $1 AND cm.workspace_id = $2`,
-      [userId, workspaceId],
-    );
-    await orderChannelWrites(
-      m,
-      ids.map((r) => r.channel_id),
-    );
-    return m.query(
-      `SELECT ${CHANNEL_COLUMNS} FROM channels c
-        WHERE c.workspace_id = $1 AND c.id = ANY($2::uuid[])
-        ORDER BY c.id FOR UPDATE OF c`,
-      [workspaceId, ids.map((r) => r.channel_id)],
-    );
+    return found[0] ?? null;
   }
 
   /** Inserts a channel; null when a direct channel for the pair already exists. */
@@ -148,69 +114,6 @@ export class ChannelsRepository {
     await m.query(`DELETE FROM channels WHERE id = $1`, [id]);
   }
 
-  async members(m: EntityManager, channelIds: string[]): Promise<MemberRow[]> {
-    if (!channelIds.length) return [];
-    return m.query(
-      `SELECT cm.channel_id, cm.user_id, u.external_id, u.name, cm.role, cm.joined_at, cm.last_read_at, cm.last_delivered_at
-         FROM channel_members cm JOIN users u ON u.id = cm.user_id
-        WHERE cm.channel_id = ANY($1::uuid[])
-        ORDER BY cm.joined_at, u.external_id`,
-      [channelIds],
-    );
-  }
-
-  async member(m: EntityManager, channelId: string, userId: string): Promise<MemberRow | null> {
-    const rows: MemberRow[] = await m.query(
-      `SELECT cm.channel_id, cm.user_id, u.external_id, u.name, cm.role, cm.joined_at, cm.last_read_at, cm.last_delivered_at
-         FROM channel_members cm JOIN users u ON u.id = cm.user_id
-        WHERE cm.channel_id = $1 AND cm.user_id = $2`,
-      [channelId, userId],
-    );
-    return rows[0] ?? null;
-  }
-
-  /** Adds members; returns the ids actually added (existing members are left as they are). */
-  async addMembers(
-    m: EntityManager,
-    workspaceId: string,
-    channelId: string,
-    users: { id: string; role: 'admin' | 'member' | null }[],
-  ): Promise<string[]> {
-    if (!users.length) return [];
-    const rows: { user_id: string }[] = await m.query(
-      `INSERT INTO channel_members (channel_id, user_id, workspace_id, role, joined_at, last_read_at, last_delivered_at)
-       SELECT $1, u.id, $2, u.role, clock_timestamp(), clock_timestamp(), clock_timestamp()
-         FROM unnest($3::uuid[], $4::text[]) WITH ORDINALITY AS u(id, role, ord)
-        ORDER BY u.ord
-       ON CONFLICT (channel_id, user_id) DO NOTHING RETURNING user_id`,
-      [channelId, workspaceId, users.map((u) => u.id), users.map((u) => u.role)],
-    );
-    return rows.map((r) => r.user_id);
-  }
-
-  async removeMembers(m: EntityManager, channelId: string, userIds: string[]): Promise<string[]> {
-    if (!userIds.length) return [];
-    const deleted = await rows<{ user_id: string }>(
-      m,
-      `DELETE FROM channel_members WHERE channel_id = $1 AND user_id = ANY($2::uuid[]) RETURNING user_id`,
-      [channelId, userIds],
-    );
-    return deleted.map((r) => r.user_id);
-  }
-
-  async setRole(
-    m: EntityManager,
-    channelId: string,
-    userId: string,
-    role: 'admin' | 'member',
-  ): Promise<void> {
-    await m.query(`UPDATE channel_members SET role = $3 WHERE channel_id = $1 AND user_id = $2`, [
-      channelId,
-      userId,
-      role,
-    ]);
-  }
-
   async list(
     m: EntityManager,
     workspaceId: string,
@@ -241,7 +144,7 @@ export class ChannelsRepository {
   /** Channel objects of CONTRACT §6, with members, for a set of rows. */
   async views(m: EntityManager, rows: ChannelRow[]): Promise<ChannelPayload[]> {
     if (!rows.length) return [];
-    const members = await this.members(
+    const members = await this.members.members(
       m,
       rows.map((r) => r.id),
     );

@@ -6,14 +6,14 @@ import { AppError } from '../common/errors/app-error';
 import { newId } from '../common/ids';
 import { decodeCursor, pageOf } from '../common/pagination';
 import { isoNotNull } from '../common/time';
-import { EventLogService } from '../events/event-log.service';
-import { orderChannelWrites } from '../events/channel-order';
 import type { ChannelPayload } from '../events/event-types';
 import { UsersRepository, UserRow } from '../users/users.repository';
 import { ChannelAccess } from './channel-access.service';
+import { ChannelMembersRepository, MemberRole } from './channel-members.repository';
 import { ChannelMembership } from './channel-membership';
+import { ChannelWriteSession, ChannelWrites } from './channel-writes';
 import { PresenceReader } from './presence-reader';
-import { ChannelRow, ChannelsRepository, MemberRow } from './channels.repository';
+import { ChannelRow, ChannelsRepository } from './channels.repository';
 import { CreateChannelDto, ListChannelsQueryDto, UpdateChannelDto } from './dto/channel.dto';
 
 /** CONTRACT §6: `dm_` + the first 32 hex characters of SHA-256 of the two external ids, sorted, joined by \n. */
@@ -22,20 +22,15 @@ export function directExternalId(a: string, b: string): string {
   return `dm_${createHash('sha256').update(`${x}\n${y}`).digest('hex').slice(0, 32)}`;
 }
 
-type Role = 'admin' | 'member';
-/** Who acts on a channel: a backend key (no role checks) or a user through /v1/me (SPEC's role rules). */
-export type Actor =
-  | { kind: 'backend'; workspaceId: string }
-  | { kind: 'user'; workspaceId: string; userId: string; externalId: string };
-
 @Injectable()
 export class ChannelsService {
   constructor(
     private readonly db: DataSource,
     private readonly repo: ChannelsRepository,
     private readonly access: ChannelAccess,
+    private readonly members: ChannelMembersRepository,
     private readonly users: UsersRepository,
-    private readonly events: EventLogService,
+    private readonly writes: ChannelWrites,
     private readonly presenceReader: PresenceReader,
     private readonly membership: ChannelMembership,
   ) {}
@@ -72,44 +67,43 @@ export class ChannelsService {
         const existing = await this.repo.findDirect(m, workspaceId, pair);
         if (existing) return { channel: await this.view(m, existing), created: false };
       }
-      let inserted: boolean;
+      let session: ChannelWriteSession | null;
       try {
-        // a new channel's writes are ordered like any other's (its first events take seq 1, 2, …)
-        await orderChannelWrites(m, [id]);
-        inserted = await this.repo.insert(m, {
-          id,
-          workspaceId,
-          type: dto.type,
-          externalId,
-          name: dto.name ?? null,
-          avatarUrl: dto.avatar_url ?? null,
-          createdBy: creator?.id ?? null,
-          directPair: pair,
+        session = await this.writes.create(m, id, async () => {
+          const inserted = await this.repo.insert(m, {
+            id,
+            workspaceId,
+            type: dto.type,
+            externalId,
+            name: dto.name ?? null,
+            avatarUrl: dto.avatar_url ?? null,
+            createdBy: creator?.id ?? null,
+            directPair: pair,
+          });
+          return inserted ? this.repo.byId(m, workspaceId, id) : null;
         });
       } catch (e) {
         if ((e as { code?: string }).code === '23505')
           throw AppError.validation('external_id', 'is already used by another channel');
         throw e;
       }
-      if (!inserted) {
+      if (!session) {
         // a concurrent create of the same pair won the race; it has committed by now
         const existing = await this.repo.findDirect(m, workspaceId, pair!);
         return { channel: await this.view(m, existing!), created: false };
       }
       const members = wanted.map((x) => {
         const u = users.get(x)!;
-        const role: Role | null = dto.type === 'direct' ? null : u.id === creator?.id ? 'admin' : 'member';
+        const role: MemberRole | null = dto.type === 'direct' ? null : u.id === creator?.id ? 'admin' : 'member';
         return { id: u.id, role };
       });
-      await this.repo.addMembers(m, workspaceId, id, members);
-      const channel = await this.view(m, (await this.repo.lock(m, id))!);
-      await this.events.append(m, {
-        workspaceId,
-        channelId: id,
-        type: 'channel.created',
-        payload: { channel },
-        audience: members.map((x) => x.id),
-      });
+      await this.members.add(m, workspaceId, id, members);
+      const channel = await this.view(m, session.channel);
+      await session.append(
+        'channel.created',
+        { channel },
+        members.map((x) => x.id),
+      );
       return { channel, created: true };
     });
   }
@@ -142,150 +136,123 @@ export class ChannelsService {
     };
   }
 
-  async update(actor: Actor, ref: string, dto: UpdateChannelDto): Promise<ChannelPayload> {
-    return this.db.transaction(async (m) => {
-      const channel = await this.access.resolve(actor.workspaceId, ref, m, true);
-      await this.authorize(m, actor, channel, 'manage');
-      if (channel.type === 'direct')
-        throw AppError.validation(
-          dto.avatar_url !== undefined ? 'avatar_url' : 'name',
-          'direct channels cannot be changed',
-        );
-      await this.repo.update(m, channel.id, dto);
-      const view = await this.view(m, (await this.repo.lock(m, channel.id))!);
-      await this.events.append(m, {
-        workspaceId: actor.workspaceId,
-        channelId: channel.id,
-        type: 'channel.updated',
-        payload: { channel: view },
-      });
-      return view;
-    });
-  }
-
-  async delete(workspaceId: string, ref: string): Promise<void> {
-    await this.db.transaction(async (m) => {
-      const channel = await this.access.resolve(workspaceId, ref, m, true);
-      const view = await this.view(m, channel);
-      const memberIds = (await this.repo.members(m, [channel.id])).map((x) => x.user_id);
-      await this.events.append(m, {
-        workspaceId,
-        channelId: channel.id,
-        type: 'channel.deleted',
-        payload: { channel: view },
-        audience: memberIds,
-      });
-      await this.repo.delete(m, channel.id);
-    });
-  }
-
-  async addMembers(actor: Actor, ref: string, externalIds: string[]): Promise<ChannelPayload> {
-    return this.db.transaction(async (m) => {
-      const channel = await this.access.resolve(actor.workspaceId, ref, m, true);
-      const me = await this.authorize(m, actor, channel, 'manage');
-      if (channel.type === 'direct')
-        throw AppError.validation('member_external_ids', 'direct channels cannot change members');
-      const wanted = [...new Set(externalIds)];
-      const users = await this.requireUsers(m, actor.workspaceId, wanted);
-      const added = await this.repo.addMembers(
-        m,
-        actor.workspaceId,
-        channel.id,
-        wanted.map((x) => ({ id: users.get(x)!.id, role: 'member' as const })),
+  async update(p: WorkspacePrincipal, ref: string, dto: UpdateChannelDto): Promise<ChannelPayload> {
+    const ctx = await this.writes.open(p, ref, { actor: { kind: 'caller' }, need: 'manage' });
+    if (ctx.channel.type === 'direct')
+      throw AppError.validation(
+        dto.avatar_url !== undefined ? 'avatar_url' : 'name',
+        'direct channels cannot be changed',
       );
-      const byId = new Map([...users.values()].map((u) => [u.id, u]));
-      for (const userId of added)
-        await this.membership.memberChanged(
-          m,
-          actor.workspaceId,
-          channel,
-          'member.joined',
-          byId.get(userId)!,
-        );
-      if (added.length && (await this.membership.noticesEnabled(m, actor.workspaceId))) {
-        const notice = this.membership.addedNotice(
-          me,
-          wanted.map((x) => users.get(x)!).filter((u) => added.includes(u.id)),
-        );
-        await this.membership.postNotice(m, actor.workspaceId, channel, notice);
-      }
-      return this.view(m, channel);
+    return this.writes.write(
+      ctx,
+      async (s) => {
+        await this.repo.update(s.m, s.channel.id, dto);
+        const view = await this.view(s.m, await s.reload());
+        await s.append('channel.updated', { channel: view });
+        return view;
+      },
+      { need: 'manage' },
+    );
+  }
+
+  async delete(p: WorkspacePrincipal, ref: string): Promise<void> {
+    const ctx = await this.writes.open(p, ref, { actor: { kind: 'caller' }, need: 'manage' });
+    await this.writes.write(ctx, async (s) => {
+      const view = await this.view(s.m, s.channel);
+      const memberIds = (await this.members.members(s.m, [s.channel.id])).map((x) => x.user_id);
+      await s.append('channel.deleted', { channel: view }, memberIds);
+      await this.repo.delete(s.m, s.channel.id);
     });
   }
 
-  async removeMembers(actor: Actor, ref: string, externalIds: string[]): Promise<void> {
-    await this.db.transaction(async (m) => {
-      const channel = await this.access.resolve(actor.workspaceId, ref, m, true);
-      const wanted = [...new Set(externalIds)];
-      const onlySelf = actor.kind === 'user' && wanted.length === 1 && wanted[0] === actor.externalId;
-      const me = await this.authorize(m, actor, channel, onlySelf ? 'member' : 'manage');
-      if (channel.type === 'direct')
-        throw AppError.validation('member_external_ids', 'direct channels cannot change members');
-      const users = await this.requireUsers(m, actor.workspaceId, wanted);
-      const removed = await this.repo.removeMembers(
-        m,
-        channel.id,
-        [...users.values()].map((u) => u.id),
-      );
-      const byId = new Map([...users.values()].map((u) => [u.id, u]));
-      for (const userId of removed)
-        await this.membership.memberChanged(m, actor.workspaceId, channel, 'member.left', byId.get(userId)!);
-      if (removed.length && (await this.membership.noticesEnabled(m, actor.workspaceId))) {
-        const notice = this.membership.removedNotice(
-          me,
-          wanted.map((x) => users.get(x)!).filter((u) => removed.includes(u.id)),
-          onlySelf,
+  async addMembers(p: WorkspacePrincipal, ref: string, externalIds: string[]): Promise<ChannelPayload> {
+    const ctx = await this.writes.open(p, ref, { actor: { kind: 'caller' }, need: 'manage' });
+    if (ctx.channel.type === 'direct')
+      throw AppError.validation('member_external_ids', 'direct channels cannot change members');
+    const wanted = [...new Set(externalIds)];
+    const users = await this.requireUsers(this.db.manager, p.workspaceId, wanted);
+    return this.writes.write(
+      ctx,
+      async (s) => {
+        const added = await this.members.add(
+          s.m,
+          p.workspaceId,
+          s.channel.id,
+          wanted.map((x) => ({ id: users.get(x)!.id, role: 'member' as const })),
         );
-        await this.membership.postNotice(m, actor.workspaceId, channel, notice);
-      }
-      if (removed.length) await this.membership.ensureAnAdmin(m, actor.workspaceId, channel);
-    });
+        const byId = new Map([...users.values()].map((u) => [u.id, u]));
+        for (const userId of added) await this.membership.memberChanged(s, 'member.joined', byId.get(userId)!);
+        if (added.length && (await this.membership.noticesEnabled(s.m, p.workspaceId))) {
+          const notice = this.membership.addedNotice(
+            ctx.actor,
+            wanted.map((x) => users.get(x)!).filter((u) => added.includes(u.id)),
+          );
+          await this.membership.postNotice(s, notice);
+        }
+        return this.view(s.m, s.channel);
+      },
+      { need: 'manage' },
+    );
   }
 
-  async setRole(actor: Actor, ref: string, externalId: string, role: Role): Promise<ChannelPayload> {
-    return this.db.transaction(async (m) => {
-      const channel = await this.access.resolve(actor.workspaceId, ref, m, true);
-      await this.authorize(m, actor, channel, 'manage');
-      if (channel.type === 'direct') throw AppError.validation('role', 'direct channels have no roles');
-      const user = await this.users.findByExternalId(actor.workspaceId, externalId, m);
-      const target = user ? await this.repo.member(m, channel.id, user.id) : null;
-      if (!user || !target) throw AppError.notFound('Member');
-      if (target.role === role) return this.view(m, channel);
-      if (role === 'member') {
-        const admins = (await this.repo.members(m, [channel.id])).filter((x) => x.role === 'admin');
-        if (admins.length <= 1) throw new AppError('LAST_ADMIN');
-      }
-      await this.repo.setRole(m, channel.id, user.id, role);
-      await this.events.append(m, {
-        workspaceId: actor.workspaceId,
-        channelId: channel.id,
-        type: 'member.role_changed',
-        payload: {
-          channel_id: channel.id,
-          channel_external_id: channel.external_id,
+  async removeMembers(p: WorkspacePrincipal, ref: string, externalIds: string[]): Promise<void> {
+    const wanted = [...new Set(externalIds)];
+    const onlySelf = p.kind === 'user' && wanted.length === 1 && wanted[0] === p.externalId;
+    const need = onlySelf ? 'member' : 'manage';
+    const ctx = await this.writes.open(p, ref, { actor: { kind: 'caller' }, need });
+    if (ctx.channel.type === 'direct')
+      throw AppError.validation('member_external_ids', 'direct channels cannot change members');
+    const users = await this.requireUsers(this.db.manager, p.workspaceId, wanted);
+    await this.writes.write(
+      ctx,
+      async (s) => {
+        const removed = await this.members.remove(
+          s.m,
+          s.channel.id,
+          [...users.values()].map((u) => u.id),
+        );
+        const byId = new Map([...users.values()].map((u) => [u.id, u]));
+        for (const userId of removed) await this.membership.memberChanged(s, 'member.left', byId.get(userId)!);
+        if (removed.length && (await this.membership.noticesEnabled(s.m, p.workspaceId))) {
+          const notice = this.membership.removedNotice(
+            ctx.actor,
+            wanted.map((x) => users.get(x)!).filter((u) => removed.includes(u.id)),
+            onlySelf,
+          );
+          await this.membership.postNotice(s, notice);
+        }
+        if (removed.length) await this.membership.ensureAnAdmin(s);
+      },
+      { need },
+    );
+  }
+
+  async setRole(p: WorkspacePrincipal, ref: string, externalId: string, role: MemberRole): Promise<ChannelPayload> {
+    const ctx = await this.writes.open(p, ref, { actor: { kind: 'caller' }, need: 'manage' });
+    if (ctx.channel.type === 'direct') throw AppError.validation('role', 'direct channels have no roles');
+    return this.writes.write(
+      ctx,
+      async (s) => {
+        const user = await this.users.findByExternalId(p.workspaceId, externalId, s.m);
+        const target = user ? await this.members.member(s.m, s.channel.id, user.id) : null;
+        if (!user || !target) throw AppError.notFound('Member');
+        if (target.role === role) return this.view(s.m, s.channel);
+        if (role === 'member') {
+          const admins = (await this.members.members(s.m, [s.channel.id])).filter((x) => x.role === 'admin');
+          if (admins.length <= 1) throw new AppError('LAST_ADMIN');
+        }
+        await this.members.setRole(s.m, s.channel.id, user.id, role);
+        await s.append('member.role_changed', {
+          channel_id: s.channel.id,
+          channel_external_id: s.channel.external_id,
           user_id: user.id,
           external_id: user.external_id,
           role,
-        },
-      });
-      return this.view(m, channel);
-    });
-  }
-
-  /** Backend keys pass; a user must be a member (403 NOT_A_MEMBER) and, to manage, an admin (403 FORBIDDEN). */
-  private async authorize(
-    m: EntityManager,
-    actor: Actor,
-    channel: ChannelRow,
-    need: 'member' | 'manage',
-  ): Promise<MemberRow | null> {
-    if (actor.kind === 'backend') return null;
-    const me = await this.repo.member(m, channel.id, actor.userId);
-    if (!me) throw new AppError('NOT_A_MEMBER');
-    if (need === 'manage' && channel.type === 'group' && me.role !== 'admin') {
-      throw new AppError('FORBIDDEN', 'Only a channel admin can do this');
-    }
-    return me;
+        });
+        return this.view(s.m, s.channel);
+      },
+      { need: 'manage' },
+    );
   }
 
   private async requireUsers(
@@ -318,7 +285,7 @@ export class ChannelsService {
   /** Members with role and presence; `online` comes from the presence store once realtime is wired. */
   async presence(p: WorkspacePrincipal, ref: string) {
     const { channel } = await this.access.open(p, ref);
-    const rows: { external_id: string; role: Role | null; last_seen_at: Date | null; user_id: string }[] =
+    const rows: { external_id: string; role: MemberRole | null; last_seen_at: Date | null; user_id: string }[] =
       await this.db.query(
         `SELECT u.id AS user_id, u.external_id, cm.role, u.last_seen_at FROM channel_members cm JOIN users u ON u.id = cm.user_id
         WHERE cm.channel_id = $1 ORDER BY cm.joined_at, u.external_id`,
@@ -333,9 +300,5 @@ export class ChannelsService {
         last_seen_at: r.last_seen_at ? isoNotNull(r.last_seen_at) : null,
       })),
     };
-  }
-
-  asActor(p: WorkspacePrincipal): Actor {
-    return p.kind === 'backend' ? { kind: 'backend', workspaceId: p.workspaceId } : p;
   }
 }

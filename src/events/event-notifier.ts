@@ -44,6 +44,11 @@ export class EventNotifier implements EntitySubscriberInterface, OnModuleInit, B
     const data = event.queryRunner.data as Record<string, unknown>;
     if (!data[HAS_EVENTS]) return;
     data[HAS_EVENTS] = false;
+    this.committed();
+  }
+
+  /** Events have committed outside a TypeORM transaction (a single-statement write): tell the readers. */
+  committed(): void {
     this.local.emit('committed');
     this.redis.client?.publish(this.channel, '1').catch(() => undefined);
   }

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { ChannelMembersRepository } from '../channels/channel-members.repository';
 import type { ChannelRow } from '../channels/channels.repository';
 import { AppError, ErrorDetail } from '../common/errors/app-error';
 import { isUuid } from '../common/ids';
@@ -29,6 +30,7 @@ export class MessageRules {
   constructor(
     private readonly db: DataSource,
     private readonly repo: MessagesRepository,
+    private readonly members: ChannelMembersRepository,
     private readonly attachments: MessageAttachments,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -73,7 +75,7 @@ export class MessageRules {
     const mentions: MentionRef[] = [];
     if (dto.mentions?.length) {
       const members = new Map(
-        (await this.repo.membersByExternalId(m, workspaceId, channel.id, dto.mentions)).map((u) => [
+        (await this.members.byExternalIds(m, workspaceId, channel.id, dto.mentions)).map((u) => [
           u.external_id,
           u,
         ]),

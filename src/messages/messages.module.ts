@@ -4,7 +4,6 @@ import { ChannelsModule } from '../channels/channels.module';
 import { ModerationModule } from '../moderation/moderation.module';
 import { MutesModule } from '../mutes/mutes.module';
 import { UsersModule } from '../users/users.module';
-import { ActingUsers } from './acting-user.service';
 import { MessageAttachments, PresignedAttachments } from './message-attachments';
 import { AttachmentsModule } from '../attachments/attachments.module';
 import { MessageHistoryService } from './message-history.service';
@@ -20,10 +19,9 @@ import { MessagesService } from './messages.service';
     MessagesService,
     MessageHistoryService,
     MessageRules,
-    ActingUsers,
     // seams for later features: attachments binds its own implementation here; ModerationModule provides MessageModeration
     { provide: MessageAttachments, useClass: PresignedAttachments },
   ],
-  exports: [MessageViewsModule, MessagesService, ActingUsers],
+  exports: [MessageViewsModule, MessagesService],
 })
 export class MessagesModule {}

@@ -1,20 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ChannelRow, ChannelsRepository } from '../channels/channels.repository';
+import { ChannelWriteContext, ChannelWrites, OutgoingEvent, SendOutcome } from '../channels/channel-writes';
 import type { WorkspacePrincipal } from '../common/auth/principal';
 import { AppError } from '../common/errors/app-error';
-import { isUuid, newId } from '../common/ids';
+import { newId } from '../common/ids';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
-import { EventLogService } from '../events/event-log.service';
 import type { DomainEventMap, UserRef } from '../events/event-types';
 import { RateLimiter } from '../infra/rate-limit/rate-limiter';
-import { ActingUsers } from './acting-user.service';
 import { SendMessageDto } from './dto/send-message.dto';
 import { Draft, MessageRules } from './message-rules';
 import { MessageModeration, ModerationVerdict } from './message-moderation';
 import { freshView, MessageUserView, MessageView, MessageViews } from './message-view.service';
-import { MessageHead, MessagesRepository } from './messages.repository';
+import { MessagesRepository } from './messages.repository';
 
 export interface SendResult {
   message: MessageView;
@@ -23,6 +21,8 @@ export interface SendResult {
 }
 
 const RATE_WINDOW_MS = 60_000;
+/** Stands in for the stored instant in a new message's events until chat_send_message sets it. */
+const PENDING_TIME = new Date(0);
 
 /** Send, edit and unsend: SPEC.md's message lifecycle, with CONTRACT §7's check order. */
 @Injectable()
@@ -31,18 +31,17 @@ export class MessagesService {
     private readonly db: DataSource,
     private readonly repo: MessagesRepository,
     private readonly views: MessageViews,
-    private readonly channels: ChannelsRepository,
-    private readonly actingUsers: ActingUsers,
+    private readonly writes: ChannelWrites,
     private readonly limiter: RateLimiter,
     private readonly moderation: MessageModeration,
     private readonly rules: MessageRules,
-    private readonly events: EventLogService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
    * auth (guard) → membership → idempotent replay → mute → size → rate → parent, mentions, attachment →
    * moderation → persist. A system message (backend only) has no sender and skips mute, rate and moderation.
+   * Channel, sender, membership, mute and replay are read in one round trip; the persist is one statement.
    */
   async send(
     p: WorkspacePrincipal,
@@ -50,35 +49,21 @@ export class MessagesService {
     dto: SendMessageDto,
     system = false,
   ): Promise<SendResult> {
-    if (!channelRef || channelRef.length > 200) throw AppError.notFound('Channel');
-    // channel, sender, membership, mute and replay in one round trip; the checks below keep the contract's order
-    const ctx = await this.repo.sendContext(
-      this.db.manager,
-      p.workspaceId,
-      channelRef,
-      isUuid(channelRef),
-      system
-        ? null
-        : p.kind === 'user'
-          ? { id: p.userId }
-          : dto.user_external_id
-            ? { externalId: dto.user_external_id }
-            : null,
-      dto.idempotency_key ?? null,
-    );
-    if (!ctx) throw AppError.notFound('Channel');
+    const ctx = await this.writes.read(p, channelRef, {
+      actor: system ? { kind: 'caller' } : { kind: 'acting', userExternalId: dto.user_external_id },
+      need: 'member',
+      idempotencyKey: dto.idempotency_key,
+    });
     const channel = ctx.channel;
     let sender: MessageUserView | null = null;
     if (system) {
       if (dto.user_external_id !== undefined)
         throw AppError.validation('user_external_id', 'a system message has no sender');
     } else {
-      this.actingUsers.accept(p, dto.user_external_id, ctx.sender);
-      if (!ctx.member || !ctx.sender) throw new AppError('NOT_A_MEMBER');
-      sender = ctx.sender;
+      if (ctx.role === undefined || !ctx.actor) throw new AppError('NOT_A_MEMBER');
+      sender = ctx.actor;
     }
     const viewer = { workspaceId: p.workspaceId, userId: sender?.id ?? null };
-    const senderKey = sender?.id ?? 'system';
 
     if (ctx.replayId)
       return { message: await this.render(this.db.manager, viewer, ctx.replayId), replayed: true };
@@ -99,20 +84,13 @@ export class MessagesService {
         kind: 'send',
       });
     }
-    return this.persist(
-      p.workspaceId,
-      channel,
-      sender,
-      senderKey,
-      { ...draft, content: verdict.content },
-      dto.idempotency_key ?? null,
-      verdict,
-    );
+    return this.persist(ctx, sender, { ...draft, content: verdict.content }, dto.idempotency_key ?? null, verdict);
   }
 
   /** PATCH /v1/messages/:id: the author (or a backend key) within the edit window. */
   async edit(p: WorkspacePrincipal, id: string, content: string): Promise<MessageView> {
-    const head = await this.writableHead(p, id);
+    const ctx = await this.writable(p, id);
+    const head = ctx.message!;
     if (head.deleted_at) throw new AppError('MESSAGE_DELETED');
     const window = this.config.SERVICE_EDIT_WINDOW_SECONDS;
     if (p.kind === 'user' && window !== undefined && head.age_seconds > window)
@@ -132,16 +110,15 @@ export class MessagesService {
         messageId: head.id,
       });
     }
-    return this.db.transaction(async (m) => {
-      const locked = await this.lockForWrite(m, p.workspaceId, head);
-      if (locked.deleted_at) throw new AppError('MESSAGE_DELETED');
-      await this.repo.edit(m, head.id, verdict.content);
-      const view = await this.render(m, this.viewerOf(p), head.id);
-      await this.events.append(m, {
-        workspaceId: p.workspaceId,
-        channelId: head.channel_id,
-        type: 'message.updated',
-        payload: {
+    return this.writes.write(
+      ctx,
+      async (s) => {
+        const locked = await s.lockMessage(head.id);
+        if (!locked) throw AppError.notFound('Message');
+        if (locked.deleted_at) throw new AppError('MESSAGE_DELETED');
+        await this.repo.edit(s.m, head.id, verdict.content);
+        const view = await this.render(s.m, this.viewerOf(p), head.id);
+        await s.append('message.updated', {
           message: {
             id: view.id,
             channel_id: view.channel_id,
@@ -149,43 +126,43 @@ export class MessagesService {
             content: view.content,
             edited_at: view.edited_at!,
           },
-        },
-      });
-      await verdict.record?.(m, head.id);
-      return view;
-    });
+        });
+        await verdict.record?.(s.m, head.id);
+        return view;
+      },
+      { need: 'member', missing: 'Message' },
+    );
   }
 
   /** DELETE /v1/messages/:id: blanks the message; a second unsend answers the same result and fires nothing. */
   async unsend(p: WorkspacePrincipal, id: string): Promise<MessageView> {
-    const head = await this.writableHead(p, id);
+    const ctx = await this.writable(p, id);
+    const head = ctx.message!;
     if (head.deleted_at) return this.render(this.db.manager, this.viewerOf(p), head.id);
     const window = this.config.SERVICE_UNSEND_WINDOW_SECONDS;
     if (p.kind === 'user' && window !== undefined && head.age_seconds > window)
       throw new AppError('UNSEND_WINDOW_EXPIRED');
-    return this.db.transaction(async (m) => {
-      const locked = await this.lockForWrite(m, p.workspaceId, head);
-      if (!locked.deleted_at) {
-        await this.repo.unsend(m, head.id);
-      }
-      const view = await this.render(m, this.viewerOf(p), head.id);
-      if (!locked.deleted_at) {
-        await this.events.append(m, {
-          workspaceId: p.workspaceId,
-          channelId: head.channel_id,
-          type: 'message.deleted',
-          payload: {
+    return this.writes.write(
+      ctx,
+      async (s) => {
+        const locked = await s.lockMessage(head.id);
+        if (!locked) throw AppError.notFound('Message');
+        if (!locked.deleted_at) await this.repo.unsend(s.m, head.id);
+        const view = await this.render(s.m, this.viewerOf(p), head.id);
+        if (!locked.deleted_at) {
+          await s.append('message.deleted', {
             message: {
               id: view.id,
               channel_id: view.channel_id,
               channel_external_id: view.channel_external_id,
               deleted_at: view.deleted_at!,
             },
-          },
-        });
-      }
-      return view;
-    });
+          });
+        }
+        return view;
+      },
+      { need: 'member', missing: 'Message' },
+    );
   }
 
   private viewerOf(p: WorkspacePrincipal) {
@@ -193,24 +170,10 @@ export class MessagesService {
   }
 
   /** The message for an edit or unsend: 404 outside the workspace, 403 for non-members and non-authors. */
-  private async writableHead(p: WorkspacePrincipal, id: string): Promise<MessageHead> {
-    if (!isUuid(id)) throw AppError.notFound('Message');
-    const head = await this.repo.head(this.db.manager, p.workspaceId, id);
-    if (!head) throw AppError.notFound('Message');
-    if (p.kind === 'user') {
-      if (!(await this.repo.isMember(this.db.manager, head.channel_id, p.userId)))
-        throw new AppError('NOT_A_MEMBER');
-      if (head.user_id !== p.userId) throw new AppError('NOT_AUTHOR');
-    }
-    return head;
-  }
-
-  /** Channel row first, then the message row: the same order as every other writer of a channel. */
-  private async lockForWrite(m: EntityManager, workspaceId: string, head: MessageHead): Promise<MessageHead> {
-    if (!(await this.channels.lock(m, head.channel_id))) throw AppError.notFound('Message');
-    const locked = await this.repo.head(m, workspaceId, head.id, true);
-    if (!locked) throw AppError.notFound('Message');
-    return locked;
+  private async writable(p: WorkspacePrincipal, id: string): Promise<ChannelWriteContext> {
+    const ctx = await this.writes.open(p, null, { actor: { kind: 'caller' }, need: 'member', messageId: id });
+    if (p.kind === 'user' && ctx.message!.user_id !== p.userId) throw new AppError('NOT_AUTHOR');
+    return ctx;
   }
 
   private async checkRate(userId: string): Promise<void> {
@@ -230,85 +193,80 @@ export class MessagesService {
   }
 
   /**
-   * BEGIN → channel lock → insert (re-checking membership, advancing last_message_at) → events → COMMIT.
-   * The answer is built from what the request holds (`freshView`), not read back.
+   * The message and its events in one statement (chat_send_message), which re-checks membership under
+   * the channel's lock. Moderation's audit rows join it in one transaction when there are any. The
+   * answer is built from what the request holds (`freshView`), not read back.
    */
   private async persist(
-    workspaceId: string,
-    channel: ChannelRow,
+    ctx: ChannelWriteContext,
     sender: MessageUserView | null,
-    senderKey: string,
     draft: Draft,
     idempotencyKey: string | null,
     verdict: ModerationVerdict,
   ): Promise<SendResult> {
-    const viewer = { workspaceId, userId: sender?.id ?? null };
-    return this.db.transaction(async (m) => {
-      if (!(await this.channels.lock(m, channel.id))) throw AppError.notFound('Channel');
-      const inserted = await this.repo.insert(m, {
-        id: newId(),
-        workspaceId,
-        channelId: channel.id,
-        userId: sender?.id ?? null,
-        senderKey,
-        type: draft.type,
-        content: draft.content,
-        attachmentUrl: draft.attachmentUrl,
-        attachment: draft.attachment,
-        parentId: draft.parentId,
-        idempotencyKey,
-      });
-      // membership may have changed since the first check; the insert re-checked it under the channel lock
-      if (!inserted.member) throw new AppError('NOT_A_MEMBER');
-      if (inserted.id === null) {
-        // a concurrent send with the same key won: answer its message
-        const existing = await this.repo.findIdByIdempotencyKey(m, workspaceId, senderKey, idempotencyKey!);
-        if (!existing) throw new Error('idempotency conflict without a row');
-        return { message: await this.render(m, viewer, existing), replayed: true };
-      }
-      const id = inserted.id;
-      await this.repo.insertMentions(
-        m,
-        id,
-        channel.id,
-        draft.mentions.map((x) => x.user_id),
-      );
-      const view = freshView({
-        id,
-        channel,
-        user: sender,
-        content: draft.content,
-        type: draft.type,
-        attachment_url: draft.attachmentUrl,
-        attachment: draft.attachment,
-        parent_id: draft.parentId,
-        quoted_message: draft.quote,
-        mentions: draft.mentions,
-        created_at: inserted.created_at!,
-      });
-      await this.events.append(m, {
-        workspaceId,
-        channelId: channel.id,
-        type: 'message.created',
-        payload: createdPayload(view),
-      });
-      if (view.mentions?.length) {
-        await this.events.append(m, {
-          workspaceId,
-          channelId: channel.id,
-          type: 'message.mentioned',
-          payload: {
-            message_id: view.id,
-            channel_id: view.channel_id,
-            channel_external_id: view.channel_external_id,
-            by_user: userRef(view),
-            mentions: view.mentions,
-          },
-        });
-      }
-      await verdict.record?.(m, id);
-      return { message: view, replayed: false };
+    const { channel, workspaceId } = ctx;
+    const id = newId();
+    const pending = freshView({
+      id,
+      channel,
+      user: sender,
+      content: draft.content,
+      type: draft.type,
+      attachment_url: draft.attachmentUrl,
+      attachment: draft.attachment,
+      parent_id: draft.parentId,
+      quoted_message: draft.quote,
+      mentions: draft.mentions,
+      created_at: PENDING_TIME,
     });
+    const events: OutgoingEvent[] = [
+      { type: 'message.created', payload: createdPayload(pending) } satisfies OutgoingEvent<'message.created'>,
+    ];
+    if (pending.mentions?.length) {
+      events.push({
+        type: 'message.mentioned',
+        payload: {
+          message_id: pending.id,
+          channel_id: pending.channel_id,
+          channel_external_id: pending.channel_external_id,
+          by_user: userRef(pending),
+          mentions: pending.mentions,
+        },
+      } satisfies OutgoingEvent<'message.mentioned'>);
+    }
+    const message = {
+      id,
+      userId: sender?.id ?? null,
+      senderKey: sender?.id ?? 'system',
+      type: draft.type,
+      content: draft.content,
+      attachmentUrl: draft.attachmentUrl,
+      attachment: draft.attachment,
+      parentId: draft.parentId,
+      idempotencyKey,
+      mentionIds: draft.mentions.map((x) => x.user_id),
+    };
+    const record = verdict.record;
+    const out: SendOutcome = record
+      ? await this.writes.write(ctx, async (s) => {
+          const sent = await s.sendMessage(message, events);
+          if (sent.outcome === 'sent') await record(s.m, id);
+          return sent;
+        })
+      : await this.writes.send(ctx, message, events);
+    switch (out.outcome) {
+      case 'sent':
+        return { message: { ...pending, created_at: out.created_at }, replayed: false };
+      case 'replay': // a concurrent send with the same key won: answer its message
+        return {
+          message: await this.render(this.db.manager, { workspaceId, userId: sender?.id ?? null }, out.id),
+          replayed: true,
+        };
+      case 'not_member': // membership changed since the first check; the statement re-checked it under the lock
+        throw new AppError('NOT_A_MEMBER');
+      case 'gone':
+        throw AppError.notFound('Channel');
+    }
   }
 
   private async render(

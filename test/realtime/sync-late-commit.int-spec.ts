@@ -1,7 +1,6 @@
 import { DataSource } from 'typeorm';
-import { EventLogService } from '../../src/events/event-log.service';
 import { EventLogReader } from '../../src/events/event-log.reader';
-import { orderChannelWrites } from '../../src/events/channel-order';
+import { ChannelWrites } from '../../src/channels/channel-writes';
 import { startTestApp, TestApp } from '../support/app';
 import { newWorkspace } from '../support/fixtures';
 
@@ -40,13 +39,8 @@ describe('sync never skips an event committed late (PostgreSQL, concurrent trans
     const runner = t.app.get(DataSource).createQueryRunner();
     await runner.connect();
     await runner.startTransaction();
-    await orderChannelWrites(runner.manager, [ch.id]);
-    await t.app.get(EventLogService).append(runner.manager, {
-      workspaceId: ws.id,
-      channelId: ch.id,
-      type: 'channel.updated',
-      payload: { channel: ch },
-    });
+    const [session] = await t.app.get(ChannelWrites).lock(runner.manager, ws.id, [ch.id]);
+    await session!.append('channel.updated', { channel: ch });
     // meanwhile other transactions commit messages (they wait for the channel row lock, so use another channel)
     const other = (await ws.api.post('/v1/channels', { type: 'group', external_id: 'other', created_by: 'ana', member_external_ids: ['bo'] })).body;
     const later = (await ana!.api.post(`/v1/channels/${other.id}/messages`, { content: 'committed first' })).body;
