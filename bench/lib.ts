@@ -20,6 +20,8 @@ export interface Server {
   baseUrl: string;
   /** milliseconds from spawn to the first 200 from /readyz */
   readyMs: number;
+  /** the `node dist/main.js` process (for /proc/<pid>/stat CPU readings) */
+  pid: number;
   stop: () => Promise<void>;
 }
 
@@ -70,8 +72,11 @@ export async function freshStorage(mode: Mode): Promise<Storage> {
   };
 }
 
-/** Spawns `node dist/main.js` the way production runs it and waits until /readyz answers 200. */
-export async function startServer(storage: Storage, extraEnv: Record<string, string> = {}): Promise<Server> {
+/**
+ * Spawns `node dist/main.js` the way production runs it and waits until /readyz answers 200.
+ * `opts.main` starts another build (default: MAIN).
+ */
+export async function startServer(storage: Storage, extraEnv: Record<string, string> = {}, opts: { main?: string } = {}): Promise<Server> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production' };
@@ -85,7 +90,7 @@ export async function startServer(storage: Storage, extraEnv: Record<string, str
     ...extraEnv,
   });
   const started = process.hrtime.bigint();
-  const child: ChildProcess = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [opts.main ?? MAIN], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -112,6 +117,7 @@ export async function startServer(storage: Storage, extraEnv: Record<string, str
   return {
     baseUrl,
     readyMs,
+    pid: child.pid!,
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
