@@ -1,10 +1,13 @@
 import { Global, Module } from '@nestjs/common';
 import { Authenticator } from '../common/auth/authenticator';
 import { CredentialsService } from '../auth/credentials.service';
+import { WorkspaceKeyCache } from '../auth/workspace-key.cache';
 import { AdminWorkspacesController, WorkspaceController } from './workspaces.controller';
 import { WorkspacesRepository } from './workspaces.repository';
 import { WorkspacesService } from './workspaces.service';
 import { WorkspaceBootstrap } from './workspace-bootstrap.service';
+import { WorkspaceChanges } from './workspace-changes';
+import { WorkspaceSettingsCache } from './workspace-settings.cache';
 
 @Global()
 @Module({
@@ -12,10 +15,13 @@ import { WorkspaceBootstrap } from './workspace-bootstrap.service';
   providers: [
     WorkspacesRepository,
     WorkspacesService,
+    WorkspaceChanges,
+    WorkspaceSettingsCache,
+    WorkspaceKeyCache,
     CredentialsService,
     WorkspaceBootstrap,
     { provide: Authenticator, useExisting: CredentialsService },
   ],
-  exports: [WorkspacesService, CredentialsService, Authenticator],
+  exports: [WorkspacesService, WorkspaceSettingsCache, WorkspaceKeyCache, CredentialsService, Authenticator],
 })
 export class WorkspacesModule {}

@@ -16,7 +16,12 @@ export interface KeyRow {
   secret_sha256: string;
   secret_sealed: string;
   expires_at: Date | null;
+  /** Milliseconds until expires_at by the database's clock (null: the current key). */
+  expires_in_ms: number | null;
 }
+
+const KEY_COLUMNS = `workspace_id, api_key, secret_sha256, secret_sealed, expires_at,
+  (extract(epoch FROM expires_at - now()) * 1000)::float8 AS expires_in_ms`;
 
 const WORKSPACE_COLUMNS = `w.id, w.name, w.settings, w.created_at, w.updated_at,
   (SELECT k.api_key FROM workspace_keys k WHERE k.workspace_id = w.id AND k.expires_at IS NULL
@@ -78,6 +83,12 @@ export class WorkspacesRepository {
     return rows[0] ?? null;
   }
 
+  /** The stored settings overrides; undefined when there is no such workspace. */
+  async findSettings(id: string, m: EntityManager = this.db.manager): Promise<Record<string, unknown> | undefined> {
+    const rows: { settings: Record<string, unknown> }[] = await m.query(`SELECT settings FROM workspaces WHERE id = $1`, [id]);
+    return rows[0]?.settings;
+  }
+
   async saveSettings(m: EntityManager, id: string, settings: unknown): Promise<void> {
     await m.query(`UPDATE workspaces SET settings = $2, updated_at = now() WHERE id = $1`, [id, settings]);
   }
@@ -93,7 +104,7 @@ export class WorkspacesRepository {
   /** A key that is current or still within its grace period. */
   async findActiveKey(apiKey: string): Promise<KeyRow | null> {
     const rows: KeyRow[] = await this.db.query(
-      `SELECT workspace_id, api_key, secret_sha256, secret_sealed, expires_at FROM workspace_keys
+      `SELECT ${KEY_COLUMNS} FROM workspace_keys
        WHERE api_key = $1 AND (expires_at IS NULL OR expires_at > now())`,
       [apiKey],
     );
@@ -102,7 +113,7 @@ export class WorkspacesRepository {
 
   async findCurrentKey(workspaceId: string): Promise<KeyRow | null> {
     const rows: KeyRow[] = await this.db.query(
-      `SELECT workspace_id, api_key, secret_sha256, secret_sealed, expires_at FROM workspace_keys
+      `SELECT ${KEY_COLUMNS} FROM workspace_keys
        WHERE workspace_id = $1 AND expires_at IS NULL ORDER BY created_at DESC LIMIT 1`,
       [workspaceId],
     );

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { randomToken, SecretBox, sha256Hex } from '../common/crypto';
 import { AppError } from '../common/errors/app-error';
@@ -6,7 +6,9 @@ import { isUuid, newId } from '../common/ids';
 import { decodeCursor, pageOf } from '../common/pagination';
 import { isoNotNull } from '../common/time';
 import { PatchWorkspaceSettingsDto } from './dto/workspace-settings.dto';
+import { WorkspaceChanges } from './workspace-changes';
 import { deepMerge, effectiveSettings, WorkspaceSettings } from './workspace-settings';
+import { WorkspaceSettingsCache } from './workspace-settings.cache';
 import { WorkspaceRow, WorkspacesRepository } from './workspaces.repository';
 
 export interface WorkspaceView {
@@ -35,6 +37,10 @@ export class WorkspacesService {
     private readonly db: DataSource,
     private readonly repo: WorkspacesRepository,
     private readonly box: SecretBox,
+    // absent in the CLI, which runs without the application: running instances then notice its
+    // changes (a deleted workspace) within the caches' TTL
+    @Optional() private readonly changes?: WorkspaceChanges,
+    @Optional() private readonly settingsCache?: WorkspaceSettingsCache,
   ) {}
 
   /** Creates a workspace and its first key pair; the secret is returned here only. */
@@ -86,21 +92,31 @@ export class WorkspacesService {
   }
 
   async delete(id: string): Promise<void> {
-    if (!(await this.repo.delete(id))) throw AppError.notFound('Workspace');
+    const deleted = await this.repo.delete(id);
+    // also when nothing was deleted: a cache elsewhere may still hold a workspace deleted before
+    this.changes?.changed(id, 'deleted');
+    if (!deleted) throw AppError.notFound('Workspace');
   }
 
+  /**
+   * The effective settings, from the cache (no query on a hit). The object is shared and frozen. Inside a
+   * transaction use WorkspaceSettingsCache.get(id, m) instead.
+   */
   async settings(id: string): Promise<WorkspaceSettings> {
+    if (this.settingsCache) return this.settingsCache.get(id);
     return (await this.get(id)).settings;
   }
 
   async patchSettings(id: string, patch: PatchWorkspaceSettingsDto): Promise<WorkspaceSettings> {
-    return this.db.transaction(async (m) => {
+    const settings = await this.db.transaction(async (m) => {
       const row = await this.repo.lockForUpdate(m, id);
       if (!row) throw AppError.notFound('Workspace');
       const merged = deepMerge(row.settings ?? {}, JSON.parse(JSON.stringify(patch)) as unknown);
       await this.repo.saveSettings(m, id, merged);
       return effectiveSettings(merged);
     });
+    this.changes?.changed(id, 'settings'); // committed: drop the cached settings here and elsewhere
+    return settings;
   }
 
   /** A new pair; the old one (and JWTs signed with its secret) keep working for `graceSeconds`. */
@@ -117,6 +133,7 @@ export class WorkspacesService {
         secretSealed: this.box.seal(pair.apiSecret),
       });
     });
+    this.changes?.changed(id, 'keys'); // committed: the old key's new end of grace applies everywhere
     return { api_key: pair.apiKey, api_secret: pair.apiSecret };
   }
 

@@ -91,6 +91,37 @@ describe('authentication (CONTRACT §3)', () => {
       expectError(await probe(make()), 401, 'UNAUTHORIZED');
     });
 
+    // the messages are part of what integrators see; they stay as they were with jsonwebtoken
+    const messages: [string, () => string, string][] = [
+      ['alg none', () => forgeJwt({ alg: 'none', typ: 'JWT', kid: a.apiKey }, claims(), null), 'Only HS256 tokens are accepted'],
+      ['RS256', () => forgeJwt({ alg: 'RS256', typ: 'JWT', kid: a.apiKey }, claims(), a.apiSecret), 'Only HS256 tokens are accepted'],
+      ['HS512', () => forgeJwt({ alg: 'HS512', typ: 'JWT', kid: a.apiKey }, claims(), a.apiSecret), 'Only HS256 tokens are accepted'],
+      ['garbage', () => 'not-a-jwt', 'Malformed token'],
+      ['three garbage segments', () => 'abc.def.ghi', 'Malformed token'],
+      ['a JSON string payload', () => `${Buffer.from('{"alg":"HS256","kid":"x"}').toString('base64url')}.${Buffer.from('"x"').toString('base64url')}.sig`, 'Malformed token'],
+      // jsonwebtoken threw a SyntaxError here (500): now a 401 like any malformed token
+      ['typ JWT with a payload that is not JSON', () => `${Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT', kid: a.apiKey })).toString('base64url')}.${Buffer.from('nope').toString('base64url')}.sig`, 'Malformed token'],
+      ['no kid', () => hs256({}, { kid: undefined }), 'The token has no kid'],
+      ['no sub', () => hs256({ sub: undefined }), 'The token has no sub'],
+      ['an unknown kid', () => hs256({}, { kid: 'pk_doesnotexist000' }), 'Unknown kid'],
+      ['a wrong key', () => forgeJwt({ alg: 'HS256', kid: a.apiKey }, claims(), 'sk_not-the-secret-of-this-workspace'), 'Invalid token'],
+      ['a stripped signature', () => hs256().split('.').slice(0, 2).join('.') + '.', 'Invalid token'],
+      ['a truncated signature', () => hs256().slice(0, -1), 'Invalid token'],
+      ['nbf in the future', () => hs256({ nbf: nowSeconds() + 600 }), 'Invalid token'],
+      ['exp as a string', () => hs256({ exp: String(nowSeconds() + 60) }), 'Invalid token'],
+      ['expired', () => hs256({ iat: nowSeconds() - 7200, exp: nowSeconds() - 10 }), 'The token has expired'],
+      ['no exp', () => hs256({ exp: undefined }), 'The token needs iat and exp'],
+      ['a lifetime of 86401 s', () => hs256({ iat: nowSeconds() - 1, exp: nowSeconds() + 86_400 }), 'The token lives longer than 24 hours'],
+      ['iat far in the future', () => hs256({ iat: nowSeconds() + 3600, exp: nowSeconds() + 7200 }), 'The token was issued in the future'],
+      ['an unknown user', () => hs256({ sub: 'nobody' }), 'Unknown user'],
+    ];
+
+    it.each(messages)('refuses %s with the message it always had', async (_name, make, message) => {
+      const res = await probe(make());
+      expectError(res, 401, 'UNAUTHORIZED');
+      expect(res.body.error.message).toBe(message);
+    });
+
     it('refuses a token of a user that has since been deleted', async () => {
       const zoe = await a.user('zoe');
       expect((await a.api.delete('/v1/users/zoe')).status).toBe(204);
@@ -137,6 +168,15 @@ describe('authentication (CONTRACT §3)', () => {
 
     it.each(bad)('refuses %s with 401 UNAUTHORIZED', async (_name, make) => {
       expectError(await withAuth(make()).get('/v1/workspace'), 401, 'UNAUTHORIZED');
+    });
+
+    it('says the same for a wrong secret and an unknown key, also once the key is cached', async () => {
+      expect((await withAuth(`Bearer ${a.apiKey}:${a.apiSecret}`).get('/v1/workspace')).status).toBe(200);
+      for (const auth of [`Bearer ${a.apiKey}:sk_wrongwrongwrongwrongwrong`, `Bearer pk_unknownunknown:${a.apiSecret}`, basic(`${a.apiKey}:${b.apiSecret}`)]) {
+        const res = await withAuth(auth).get('/v1/workspace');
+        expectError(res, 401, 'UNAUTHORIZED');
+        expect(res.body.error.message).toBe('Missing or invalid credentials');
+      }
     });
   });
 
