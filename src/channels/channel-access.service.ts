@@ -3,53 +3,53 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { WorkspacePrincipal } from '../common/auth/principal';
 import { AppError } from '../common/errors/app-error';
 import { isUuid } from '../common/ids';
-import { ChannelMembersRepository, MemberRow } from './channel-members.repository';
-import { ChannelRow, ChannelsRepository } from './channels.repository';
+import { prepared } from '../infra/database/prepared';
+import { CHANNEL_COLUMNS, ChannelRow } from './channels.repository';
 
 /**
- * The one place that turns a `:id` path value into a channel of the caller's workspace and applies
- * SPEC.md's rule 1: a user JWT must be a member (403 NOT_A_MEMBER); a backend key is never checked.
+ * The one place that turns a `:id` path value into a channel of the caller's workspace for a read and
+ * applies SPEC.md's rule 1: a user JWT must be a member (403 NOT_A_MEMBER); a backend key is never
+ * checked. One round trip. Writes go through ChannelWrites, which applies the same rule.
  */
 @Injectable()
 export class ChannelAccess {
-  constructor(
-    private readonly db: DataSource,
-    private readonly channels: ChannelsRepository,
-    private readonly members: ChannelMembersRepository,
-  ) {}
+  constructor(private readonly db: DataSource) {}
 
   /** The channel by id (tried first) or external_id; 404 when it is not in this workspace. */
-  async resolve(
-    workspaceId: string,
-    ref: string,
-    m: EntityManager = this.db.manager,
-  ): Promise<ChannelRow> {
-    if (!ref || ref.length > 200) throw AppError.notFound('Channel');
-    const row = await this.channels.findByRef(m, workspaceId, ref, isUuid(ref));
-    if (!row) throw AppError.notFound('Channel');
-    return row;
+  async resolve(workspaceId: string, ref: string, m: EntityManager = this.db.manager): Promise<ChannelRow> {
+    return (await this.find(m, workspaceId, ref, null)).channel;
   }
 
-  /** Membership of a user JWT caller (403 NOT_A_MEMBER otherwise); null for a backend key. */
-  async requireMember(
-    p: WorkspacePrincipal,
-    channel: ChannelRow,
-    m: EntityManager = this.db.manager,
-  ): Promise<MemberRow | null> {
-    if (p.kind === 'backend') return null;
-    const member = await this.members.member(m, channel.id, p.userId);
-    if (!member) throw new AppError('NOT_A_MEMBER');
-    return member;
-  }
-
-  /** resolve + requireMember in one call, the common case of every channel read. */
+  /** resolve + the membership of a user JWT caller, the common case of every channel read. */
   async open(
     p: WorkspacePrincipal,
     ref: string,
     m: EntityManager = this.db.manager,
-  ): Promise<{ channel: ChannelRow; member: MemberRow | null }> {
-    const channel = await this.resolve(p.workspaceId, ref, m);
-    const member = await this.requireMember(p, channel, m);
-    return { channel, member };
+  ): Promise<{ channel: ChannelRow }> {
+    const { channel, member } = await this.find(m, p.workspaceId, ref, p.kind === 'user' ? p.userId : null);
+    if (p.kind === 'user' && !member) throw new AppError('NOT_A_MEMBER');
+    return { channel };
+  }
+
+  private async find(
+    m: EntityManager,
+    workspaceId: string,
+    ref: string,
+    userId: string | null,
+  ): Promise<{ channel: ChannelRow; member: boolean }> {
+    if (!ref || ref.length > 200) throw AppError.notFound('Channel');
+    const found = await prepared<ChannelRow & { is_member: boolean }>(
+      m,
+      `SELECT ${CHANNEL_COLUMNS},
+              EXISTS (SELECT 1 FROM channel_members cm WHERE cm.channel_id = c.id AND cm.user_id = $4::uuid) AS is_member
+         FROM channels c
+        WHERE c.workspace_id = $1 AND (c.id = $2::uuid OR c.external_id = $3)
+        ORDER BY (c.id = $2::uuid) DESC NULLS LAST LIMIT 1`,
+      [workspaceId, isUuid(ref) ? ref : null, ref, userId],
+    );
+    const row = found[0];
+    if (!row) throw AppError.notFound('Channel');
+    const { is_member, ...channel } = row;
+    return { channel, member: is_member };
   }
 }

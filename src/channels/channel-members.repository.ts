@@ -74,7 +74,10 @@ export class ChannelMembersRepository {
     return found.map((r) => r.channel_id);
   }
 
-  /** Adds members; returns the ids actually added (existing members are left as they are). */
+  /**
+   * Adds members; returns the ids actually added (existing members are left as they are). Call it in
+   * the channel's write session: `sent_count` is read from the messages under the channel's lock.
+   */
   async add(
     m: EntityManager,
     workspaceId: string,
@@ -83,8 +86,11 @@ export class ChannelMembersRepository {
   ): Promise<string[]> {
     if (!users.length) return [];
     const added: { user_id: string }[] = await m.query(
-      `INSERT INTO channel_members (channel_id, user_id, workspace_id, role, joined_at, last_read_at, last_delivered_at)
-       SELECT $1, u.id, $2, u.role, clock_timestamp(), clock_timestamp(), clock_timestamp()
+      `INSERT INTO channel_members (channel_id, user_id, workspace_id, role, joined_at, last_read_at, last_delivered_at, sent_count)
+       SELECT $1, u.id, $2, u.role, clock_timestamp(), clock_timestamp(), clock_timestamp(),
+              -- a returning member's own messages keep their numbers (see the inbox counters)
+              COALESCE((SELECT msg.sender_no FROM messages msg WHERE msg.user_id = u.id AND msg.channel_id = $1
+                         ORDER BY msg.created_at DESC LIMIT 1), 0)
          FROM unnest($3::uuid[], $4::text[]) WITH ORDINALITY AS u(id, role, ord)
         ORDER BY u.ord
        ON CONFLICT (channel_id, user_id) DO NOTHING RETURNING user_id`,

@@ -7,6 +7,7 @@ import { orderChannelWrites } from '../events/channel-order';
 import { EventLogService } from '../events/event-log.service';
 import { EventNotifier, HAS_EVENTS } from '../events/event-notifier';
 import type { DomainEventMap, DomainEventType } from '../events/event-types';
+import { prepared } from '../infra/database/prepared';
 import { CHANNEL_COLUMNS, ChannelRow } from './channels.repository';
 import type { MemberRole } from './channel-members.repository';
 
@@ -143,7 +144,8 @@ export class ChannelWrites {
       h_attachment_url: string | null;
       h_deleted_at: Date | null;
       h_age_seconds: number | null;
-    })[] = await this.db.query(
+    })[] = await prepared(
+      this.db.manager,
       `WITH h AS (
          SELECT msg.id, msg.channel_id, msg.user_id, msg.type, msg.attachment_url, msg.deleted_at,
                 extract(epoch FROM clock_timestamp() - msg.created_at)::float8 AS age_seconds
@@ -385,7 +387,8 @@ async function sendMessage(
     message_id: string | null;
     created_at: string | null;
     first_seq: string | null;
-  }[] = await m.query(
+  }[] = await prepared(
+    m,
     `SELECT * FROM chat_send_message($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
     [
       channelId,

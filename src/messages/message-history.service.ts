@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { BlocksRepository } from '../blocks/blocks.repository';
 import { ChannelAccess } from '../channels/channel-access.service';
 import type { WorkspacePrincipal } from '../common/auth/principal';
 import { parseRfc3339 } from '../common/rfc3339';
@@ -32,7 +31,6 @@ export class MessageHistoryService {
     private readonly db: DataSource,
     private readonly access: ChannelAccess,
     private readonly repo: MessagesRepository,
-    private readonly blocks: BlocksRepository,
     private readonly views: MessageViews,
   ) {}
 
@@ -42,16 +40,13 @@ export class MessageHistoryService {
     const bound = this.boundOf(q);
     const { channel } = await this.access.open(p, channelRef);
     const limit = q.limit ?? DEFAULT_PAGE_SIZE;
-    const m = this.db.manager;
-    const hidden = p.kind === 'user' ? await this.blocks.blockedIds(m, p.workspaceId, p.userId) : [];
-    const rows = await this.repo.page(m, p.workspaceId, channel.id, bound, limit, hidden);
-    const page = pageOf(rows, limit, (r) => [r.created_key, r.id]);
-    const messages = await this.views.render(
-      m,
+    const rows = await this.views.rows(
+      this.db.manager,
       { workspaceId: p.workspaceId, userId: p.kind === 'user' ? p.userId : null },
-      page.items.map((r) => r.id),
+      this.repo.pageSource(channel.id, bound, limit),
     );
-    return { messages, has_more: page.has_more, next_cursor: page.next_cursor };
+    const page = pageOf(rows, limit, (r) => [r.created_key!, r.view.id]);
+    return { messages: page.items.map((r) => r.view), has_more: page.has_more, next_cursor: page.next_cursor };
   }
 
   private boundOf(q: HistoryQueryDto): HistoryBound {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { isoNotNull, iso } from '../common/time';
+import { prepared } from '../infra/database/prepared';
 import type { MentionRef, QuotedMessagePayload } from '../events/event-types';
 
 /** CONTRACT §9: what a presign recorded about an uploaded file. */
@@ -90,9 +91,24 @@ interface CursorRow {
   at_us: string;
 }
 
+/** A set of messages to render: a CTE body yielding `id` and `ord` (the answer's order), with its parameters. */
+export interface MessageSource {
+  /** SQL selecting (id, ord[, created_key]); its parameters are numbered from $3 on. */
+  sql: string;
+  params: unknown[];
+}
+
+interface RenderedRow extends MessageRow {
+  created_key: string | null;
+  mentions: MentionRef[] | null;
+  reactions: ReactionView[] | null;
+  cursors: [kind: 'd' | 'r', user_id: string, at_us: string][] | null;
+  read_receipts: unknown;
+}
+
 /**
- * Renders messages as CONTRACT §7's object for one viewer, in a fixed number of queries whatever the
- * page size: quoted parents, mentions, reactions and receipt state are each one batched query.
+ * Renders messages as CONTRACT §7's object for one viewer in one statement whatever the page size:
+ * quoted parents, mentions, reactions and receipt state are joined or aggregated in the same query.
  * Quotes, reactions and receipts are resolved at read time, so an edited or unsent parent shows its
  * current state on every fetch.
  */
@@ -102,129 +118,120 @@ export class MessageViews {
   async render(m: EntityManager, viewer: MessageViewer, messageIds: string[]): Promise<MessageView[]> {
     const ids = [...new Set(messageIds)];
     if (!ids.length) return [];
-    // timestamps are compared in microseconds (created_us, at_us): JavaScript dates would cut them to ms
-    const rows: MessageRow[] = await m.query(
-      `SELECT msg.id, msg.channel_id, c.external_id AS channel_external_id, msg.user_id,
-              u.id AS u_id, u.external_id AS u_external_id, u.name AS u_name, u.avatar_url AS u_avatar_url,
-              msg.content, msg.type, msg.attachment_url, msg.attachment, msg.parent_id,
-              msg.created_at, (extract(epoch FROM msg.created_at) * 1000000)::bigint::text AS created_us,
-              msg.edited_at, msg.deleted_at,
-              p.id AS p_id, p.user_id AS p_user_id, pu.name AS p_user_name,
-              left(p.content, ${QUOTE_MAX_CODE_POINTS}) AS p_content, p.type AS p_type, p.deleted_at AS p_deleted_at
-         FROM messages msg
-         JOIN channels c ON c.id = msg.channel_id
-         LEFT JOIN users u ON u.id = msg.user_id
-         LEFT JOIN messages p ON p.id = msg.parent_id AND p.workspace_id = msg.workspace_id
-         LEFT JOIN users pu ON pu.id = p.user_id
-        WHERE msg.workspace_id = $1 AND msg.id = ANY($2::uuid[])`,
-      [viewer.workspaceId, ids],
-    );
-    if (!rows.length) return [];
-    const found = rows.map((r) => r.id);
-    const channelIds = [...new Set(rows.map((r) => r.channel_id))];
+    const rows = await this.rows(m, viewer, {
+      sql: `SELECT x.id, x.ord, NULL::text AS created_key FROM unnest($3::uuid[]) WITH ORDINALITY AS x(id, ord)`,
+      params: [ids],
+    });
+    return rows.map((r) => r.view);
+  }
 
-    // one after another: inside a transaction they share one connection, which runs one query at a time
-    const mentions = await m.query<(MentionRef & { message_id: string })[]>(
-      `SELECT mm.message_id, mm.user_id, u.external_id, u.name
-           FROM message_mentions mm JOIN users u ON u.id = mm.user_id
-          WHERE mm.message_id = ANY($1::uuid[])
-          ORDER BY mm.message_id, mm.position`,
-      [found],
-    );
-    const reactions = await m.query<(ReactionView & { message_id: string })[]>(
-      `SELECT message_id, emoji, count(*)::int AS count,
-                COALESCE(bool_or(user_id = $2::uuid), false) AS reacted_by_me, min(created_at) AS first_at
-           FROM reactions WHERE message_id = ANY($1::uuid[])
-          GROUP BY message_id, emoji
-          ORDER BY message_id, first_at, emoji`,
-      [found, viewer.userId],
-    );
-    // per channel, the two members furthest behind on each cursor: "every other member is at or past
-    // the message" is "the furthest-behind member other than the author is", whoever the author is
-    const cursors = await m.query<CursorRow[]>(
-      `SELECT ch.id AS channel_id, x.kind, x.user_id, x.at_us
-           FROM unnest($1::uuid[]) AS ch(id)
+  /** The messages a source selects (a history page), with each one's exact sort key for cursors. */
+  async rows(
+    m: EntityManager,
+    viewer: MessageViewer,
+    source: MessageSource,
+  ): Promise<{ view: MessageView; created_key: string | null }[]> {
+    // timestamps are compared in microseconds (created_us, at_us): JavaScript dates would cut them to ms.
+    // Per channel, the two members furthest behind on each cursor: "every other member is at or past
+    // the message" is "the furthest-behind member other than the author is", whoever the author is.
+    const rows = await prepared<RenderedRow>(
+      m,
+      `WITH src AS (${source.sql}),
+       msg AS (
+         SELECT msg.id, msg.workspace_id, msg.channel_id, msg.user_id, msg.content, msg.type, msg.attachment_url,
+                msg.attachment, msg.parent_id, msg.created_at, msg.edited_at, msg.deleted_at, src.ord, src.created_key
+           FROM src JOIN messages msg ON msg.id = src.id WHERE msg.workspace_id = $1),
+       cur AS (
+         SELECT ch.id AS channel_id, json_agg(json_build_array(x.kind, x.user_id, x.at_us)) AS cursors
+           FROM (SELECT DISTINCT channel_id AS id FROM msg) ch
            CROSS JOIN LATERAL (
              (SELECT 'd' AS kind, cm.user_id, (extract(epoch FROM cm.last_delivered_at) * 1000000)::bigint::text AS at_us
                 FROM channel_members cm WHERE cm.channel_id = ch.id ORDER BY cm.last_delivered_at LIMIT 2)
              UNION ALL
              (SELECT 'r' AS kind, cm.user_id, (extract(epoch FROM cm.last_read_at) * 1000000)::bigint::text AS at_us
                 FROM channel_members cm WHERE cm.channel_id = ch.id ORDER BY cm.last_read_at LIMIT 2)
-           ) x`,
-      [channelIds],
+           ) x
+          GROUP BY ch.id)
+       SELECT msg.id, msg.channel_id, c.external_id AS channel_external_id, msg.user_id,
+              u.id AS u_id, u.external_id AS u_external_id, u.name AS u_name, u.avatar_url AS u_avatar_url,
+              msg.content, msg.type, msg.attachment_url, msg.attachment, msg.parent_id,
+              msg.created_at, (extract(epoch FROM msg.created_at) * 1000000)::bigint::text AS created_us,
+              msg.edited_at, msg.deleted_at, msg.created_key,
+              p.id AS p_id, p.user_id AS p_user_id, pu.name AS p_user_name,
+              left(p.content, ${QUOTE_MAX_CODE_POINTS}) AS p_content, p.type AS p_type, p.deleted_at AS p_deleted_at,
+              (SELECT json_agg(json_build_object('user_id', mm.user_id, 'external_id', mu.external_id, 'name', mu.name)
+                               ORDER BY mm.position)
+                 FROM message_mentions mm JOIN users mu ON mu.id = mm.user_id
+                WHERE mm.message_id = msg.id AND msg.deleted_at IS NULL) AS mentions,
+              (SELECT json_agg(json_build_object('emoji', r.emoji, 'count', r.count, 'reacted_by_me', r.mine)
+                               ORDER BY r.first_at, r.emoji)
+                 FROM (SELECT rx.emoji, count(*)::int AS count, COALESCE(bool_or(rx.user_id = $2::uuid), false) AS mine,
+                              min(rx.created_at) AS first_at
+                         FROM reactions rx WHERE rx.message_id = msg.id GROUP BY rx.emoji) r) AS reactions,
+              cur.cursors,
+              (SELECT w.settings->'read_receipts_enabled' FROM workspaces w WHERE w.id = $1) AS read_receipts
+         FROM msg
+         JOIN channels c ON c.id = msg.channel_id
+         LEFT JOIN users u ON u.id = msg.user_id
+         LEFT JOIN messages p ON p.id = msg.parent_id AND p.workspace_id = msg.workspace_id
+         LEFT JOIN users pu ON pu.id = p.user_id
+         LEFT JOIN cur ON cur.channel_id = msg.channel_id
+        ORDER BY msg.ord`,
+      [viewer.workspaceId, viewer.userId, ...source.params],
     );
-    const settings = await m.query<{ read_receipts: unknown }[]>(
-      `SELECT settings->'read_receipts_enabled' AS read_receipts FROM workspaces WHERE id = $1`,
-      [viewer.workspaceId],
-    );
-    // with read receipts off there are no read ticks in either direction (SPEC.md, Realtime)
-    const readReceipts = settings[0]?.read_receipts !== false;
-
-    const mentionsOf = groupBy(mentions, (x) => x.message_id);
-    const reactionsOf = groupBy(reactions, (x) => x.message_id);
-    const cursorsOf = groupBy(cursors, (x) => `${x.channel_id}:${x.kind}`);
-    const byId = new Map(rows.map((r) => [r.id, r]));
-
-    const out: MessageView[] = [];
-    for (const id of messageIds) {
-      const r = byId.get(id);
-      if (!r) continue;
-      const deleted = r.deleted_at !== null;
-      // an unsent message keeps its place in history but says nothing about what it said
-      const mentioned = deleted ? [] : (mentionsOf.get(r.id) ?? []);
-      const view: MessageView = {
-        id: r.id,
-        channel_id: r.channel_id,
-        channel_external_id: r.channel_external_id,
-        user_id: r.user_id,
-        user: r.u_id
-          ? { id: r.u_id, external_id: r.u_external_id!, name: r.u_name, avatar_url: r.u_avatar_url }
-          : null,
-        content: deleted ? '' : r.content,
-        type: r.type,
-        attachment_url: deleted ? null : r.attachment_url,
-        attachment: deleted ? null : r.attachment,
-        ...(r.parent_id && r.p_id
-          ? {
-              parent_id: r.parent_id,
-              quoted_message: {
-                id: r.p_id,
-                user_id: r.p_user_id,
-                user_name: r.p_user_name,
-                content: r.p_deleted_at ? '' : (r.p_content ?? ''),
-                type: r.p_type ?? 'text',
-                deleted: r.p_deleted_at !== null,
-              },
-            }
-          : {}),
-        ...(mentioned.length
-          ? {
-              mentions: mentioned.map((x) => ({
-                user_id: x.user_id,
-                external_id: x.external_id,
-                name: x.name,
-              })),
-            }
-          : {}),
-        reactions: (reactionsOf.get(r.id) ?? []).map((x) => ({
-          emoji: x.emoji,
-          count: x.count,
-          reacted_by_me: x.reacted_by_me,
-        })),
-        receipt_status: receiptStatus(r, cursorsOf, readReceipts),
-        created_at: isoNotNull(r.created_at),
-        edited_at: iso(r.edited_at),
-        deleted_at: iso(r.deleted_at),
-      };
-      out.push(view);
-    }
-    return out;
+    return rows.map((r) => ({ view: viewOf(r), created_key: r.created_key }));
   }
 
   /** One message; null when it is not in the workspace. */
   async renderOne(m: EntityManager, viewer: MessageViewer, messageId: string): Promise<MessageView | null> {
     return (await this.render(m, viewer, [messageId]))[0] ?? null;
   }
+}
+
+function viewOf(r: RenderedRow): MessageView {
+  const deleted = r.deleted_at !== null;
+  // an unsent message keeps its place in history but says nothing about what it said
+  const mentioned = deleted ? [] : (r.mentions ?? []);
+  // with read receipts off there are no read ticks in either direction (SPEC.md, Realtime)
+  const readReceipts = r.read_receipts !== false;
+  const cursors: CursorRow[] = (r.cursors ?? []).map(([kind, user_id, at_us]) => ({
+    channel_id: r.channel_id,
+    kind,
+    user_id,
+    at_us,
+  }));
+  return {
+    id: r.id,
+    channel_id: r.channel_id,
+    channel_external_id: r.channel_external_id,
+    user_id: r.user_id,
+    user: r.u_id ? { id: r.u_id, external_id: r.u_external_id!, name: r.u_name, avatar_url: r.u_avatar_url } : null,
+    content: deleted ? '' : r.content,
+    type: r.type,
+    attachment_url: deleted ? null : r.attachment_url,
+    attachment: deleted ? null : r.attachment,
+    ...(r.parent_id && r.p_id
+      ? {
+          parent_id: r.parent_id,
+          quoted_message: {
+            id: r.p_id,
+            user_id: r.p_user_id,
+            user_name: r.p_user_name,
+            content: r.p_deleted_at ? '' : (r.p_content ?? ''),
+            type: r.p_type ?? 'text',
+            deleted: r.p_deleted_at !== null,
+          },
+        }
+      : {}),
+    ...(mentioned.length
+      ? { mentions: mentioned.map((x) => ({ user_id: x.user_id, external_id: x.external_id, name: x.name })) }
+      : {}),
+    reactions: (r.reactions ?? []).map((x) => ({ emoji: x.emoji, count: x.count, reacted_by_me: x.reacted_by_me })),
+    receipt_status: receiptStatus(r, groupBy(cursors, (x) => `${x.channel_id}:${x.kind}`), readReceipts),
+    created_at: isoNotNull(r.created_at),
+    edited_at: iso(r.edited_at),
+    deleted_at: iso(r.deleted_at),
+  };
 }
 
 /** What a send holds once its row is inserted: enough to answer without reading the message back. */

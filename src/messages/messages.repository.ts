@@ -4,6 +4,7 @@ import { EntityManager } from 'typeorm';
 import type { QuotedMessagePayload } from '../events/event-types';
 import { exactTime } from '../infra/database/sql';
 import { QUOTE_MAX_CODE_POINTS } from './message-view.service';
+import type { MessageSource } from './message-view.service';
 
 /** A parent message: its channel and the quote a reply to it carries. */
 export interface ParentRow {
@@ -75,55 +76,44 @@ export class MessagesRepository {
   }
 
   /**
-   * One history page (limit + 1 rows, to tell whether there is more): newest first by (created_at, id),
-   * or oldest first for the `after` forms. Messages of `hiddenUserIds` (the viewer's blocks) are left out.
+   * One history page (limit + 1 rows, to tell whether there is more) as a source for
+   * MessageViews.rows: newest first by (created_at, id), or oldest first for the `after` forms.
+   * Messages of users the viewer ($2 of the rendering statement) blocks are left out.
    */
-  async page(
-    m: EntityManager,
-    workspaceId: string,
-    channelId: string,
-    bound: HistoryBound,
-    limit: number,
-    hiddenUserIds: string[],
-  ): Promise<PageRow[]> {
-    const params: unknown[] = [workspaceId, channelId, limit + 1];
-    const where = ['msg.workspace_id = $1', 'msg.channel_id = $2'];
-    if (hiddenUserIds.length) {
-      params.push(hiddenUserIds);
-      where.push(`(msg.user_id IS NULL OR msg.user_id <> ALL($${params.length}::uuid[]))`);
-    }
+  pageSource(channelId: string, bound: HistoryBound, limit: number): MessageSource {
+    // $1 (workspace) and $2 (viewer) belong to the rendering statement; ours start at $3
+    const params: unknown[] = [channelId, limit + 1];
+    const where = [
+      'msg.workspace_id = $1',
+      'msg.channel_id = $3',
+      'NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = $2::uuid AND b.blocked_id = msg.user_id)',
+    ];
+    const arg = (v: unknown) => `$${params.push(v) + 2}`;
     let order = 'DESC';
     switch (bound.kind) {
       case 'newest':
         break;
       case 'before':
-        params.push(bound.createdKey, bound.id);
-        where.push(
-          `(msg.created_at, msg.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`,
-        );
+        where.push(`(msg.created_at, msg.id) < (${arg(bound.createdKey)}::timestamptz, ${arg(bound.id)}::uuid)`);
         break;
       case 'after':
-        params.push(bound.createdKey, bound.id);
-        where.push(
-          `(msg.created_at, msg.id) > ($${params.length - 1}::timestamptz, $${params.length}::uuid)`,
-        );
+        where.push(`(msg.created_at, msg.id) > (${arg(bound.createdKey)}::timestamptz, ${arg(bound.id)}::uuid)`);
         order = 'ASC';
         break;
       case 'after-time':
         // compared with the stored microseconds: the message shown with that very millisecond may come
         // again (clients de-duplicate by id), but one a few microseconds newer is never skipped
-        params.push(bound.time.utc);
-        where.push(`msg.created_at > $${params.length}::timestamptz`);
+        where.push(`msg.created_at > ${arg(bound.time.utc)}::timestamptz`);
         order = 'ASC';
         break;
     }
-    return m.query(
-      `SELECT msg.id, ${exactTime('msg.created_at')} AS created_key
-         FROM messages msg
-        WHERE ${where.join(' AND ')}
-        ORDER BY msg.created_at ${order}, msg.id ${order}
-        LIMIT $3`,
+    return {
+      sql: `SELECT msg.id, row_number() OVER (ORDER BY msg.created_at ${order}, msg.id ${order}) AS ord, ${exactTime('msg.created_at')} AS created_key
+              FROM (SELECT msg.id, msg.created_at FROM messages msg
+                     WHERE ${where.join(' AND ')}
+                     ORDER BY msg.created_at ${order}, msg.id ${order}
+                     LIMIT $4) msg`,
       params,
-    );
+    };
   }
 }
