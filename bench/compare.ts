@@ -27,6 +27,7 @@
  *   --pg-bin /usr/lib/postgresql/15/bin (or PG_BIN) --pg-os-user postgres (initdb refuses root)
  *   --log-level warn (the service's LOG_LEVEL) --out bench/results
  */
+import { INBOX_COUNTER_BACKFILL } from '../src/database/migrations/1763690820000-inbox-counters';
 import autocannon from 'autocannon';
 import { ChildProcess, execFileSync, fork, spawn } from 'child_process';
 import { randomBytes } from 'crypto';
@@ -687,6 +688,7 @@ async function scenarioHistory(env: Env): Promise<ScenarioResult> {
     await pgQuery(env.pg!.url('chat'), `UPDATE channels SET last_message_at = now() WHERE id = $1`, [
       channel,
     ]);
+    for (const sql of INBOX_COUNTER_BACKFILL) await pgQuery(env.pg!.url('chat'), sql);
     await pgQuery(
       env.pg!.url('floor'),
       `INSERT INTO messages (channel_id, user_id, content, created_at)
@@ -791,6 +793,7 @@ async function scenarioInbox(env: Env): Promise<ScenarioResult> {
       `UPDATE channels c SET last_message_at = (SELECT max(created_at) FROM messages m WHERE m.channel_id = c.id) WHERE c.external_id LIKE $1 || '-%'`,
       [t],
     );
+    for (const sql of INBOX_COUNTER_BACKFILL) await pgQuery(url, sql);
     await pgQuery(url, 'VACUUM ANALYZE');
     log(`  seeded in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
     const auth = `Bearer ${userToken(reader)}`;
