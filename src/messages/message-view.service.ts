@@ -132,6 +132,7 @@ export class MessageViews {
     source: MessageSource,
   ): Promise<{ view: MessageView; created_key: string | null }[]> {
     // timestamps are compared in microseconds (created_us, at_us): JavaScript dates would cut them to ms.
+    // `cur` is materialized: inlined, the planner re-ran it for every row of the page.
     // Per channel, the two members furthest behind on each cursor: "every other member is at or past
     // the message" is "the furthest-behind member other than the author is", whoever the author is.
     const rows = await prepared<RenderedRow>(
@@ -141,7 +142,7 @@ export class MessageViews {
          SELECT msg.id, msg.workspace_id, msg.channel_id, msg.user_id, msg.content, msg.type, msg.attachment_url,
                 msg.attachment, msg.parent_id, msg.created_at, msg.edited_at, msg.deleted_at, src.ord, src.created_key
            FROM src JOIN messages msg ON msg.id = src.id WHERE msg.workspace_id = $1),
-       cur AS (
+       cur AS MATERIALIZED (
          SELECT ch.id AS channel_id, json_agg(json_build_array(x.kind, x.user_id, x.at_us)) AS cursors
            FROM (SELECT DISTINCT channel_id AS id FROM msg) ch
            CROSS JOIN LATERAL (
