@@ -70,6 +70,7 @@ export class EnvelopeBuilder {
       case 'message.mentioned':
       case 'notification.mention':
       case 'presence.changed':
+      case 'presence.batch':
       case 'typing.start':
       case 'typing.stop':
         data = p;

@@ -1,3 +1,4 @@
+import type { Server, Socket } from 'socket.io';
 import type { ErrorBody } from '../common/errors/app-error';
 import type { ChannelPayload, DomainEventMap, DomainEventType } from '../events/event-types';
 import type { MessageView } from '../messages/message-view.service';
@@ -30,12 +31,34 @@ export interface ServerToClientEvents {
   'member.removed': (e: Envelope<'member.removed', Payload<'member.left'>>) => void;
   'member.role_changed': (e: Envelope<'member.role_changed', Payload<'member.role_changed'>>) => void;
   'notification.mention': (e: Envelope<'notification.mention', { message: MessageView }>) => void;
-  'presence.changed': (e: Envelope<'presence.changed', { external_id: string; online: boolean; last_seen_at: string | null }>) => void;
+  'presence.changed': (e: Envelope<'presence.changed', PresenceChange>) => void;
+  /** Only to sockets that asked for it (`auth.presence: 'batch'`): a channel's presence changes of one tick. */
+  'presence.batch': (e: Envelope<'presence.batch', PresenceBatch>) => void;
   'typing.start': (e: Envelope<'typing.start', { user_id: string; external_id: string }>) => void;
   'typing.stop': (e: Envelope<'typing.stop', { user_id: string; external_id: string }>) => void;
 }
 
 export type ServerEventName = keyof ServerToClientEvents;
+
+/** What `presence.changed` says about one user (CONTRACT §11). */
+export interface PresenceChange {
+  external_id: string;
+  online: boolean;
+  last_seen_at: string | null;
+}
+
+/** `presence.batch` data: who came online and who went offline (and when) in one tick, by external_id. */
+export interface PresenceBatch {
+  online: string[];
+  offline: { external_id: string; last_seen_at: string }[];
+}
+
+/**
+ * How a socket wants presence, chosen at the handshake (`auth.presence` or `?presence=`):
+ * `each` (the default, the contract's `presence.changed` per user), `batch` (`presence.batch` per
+ * channel and tick instead), `none` (no presence events; GET /v1/channels/:id/presence still works).
+ */
+export type PresenceMode = 'each' | 'batch' | 'none';
 
 export type Ack = { ok: true; data: unknown } | { ok: false; error: Omit<ErrorBody, 'request_id'> };
 
@@ -52,6 +75,9 @@ export interface SocketData {
   userId: string;
   externalId: string;
 }
+
+export type AppServer = Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
+export type AppSocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
 
 /** Domain event type → the realtime event a channel's members receive (none for webhook-only ones). */
 export const REALTIME_NAME: Partial<Record<DomainEventType, ServerEventName>> = {
@@ -72,3 +98,10 @@ export const REALTIME_NAME: Partial<Record<DomainEventType, ServerEventName>> = 
 
 export const userRoom = (userId: string) => `user:${userId}`;
 export const channelRoom = (channelId: string) => `channel:${channelId}`;
+/** Sockets that asked for `batch` or `none` are in one of these, so `presence.changed` can leave them out. */
+export const presenceRoom = (mode: Exclude<PresenceMode, 'each'>) => `presence:${mode}`;
+/**
+ * The `batch` sockets of a channel room: the adapter keeps a `batch` socket in `presence-batch:<room>`
+ * for every `channel:<id>` room it is in (RealtimeIoAdapter), so a batch reaches exactly them.
+ */
+export const presenceBatchRoom = (room: string) => `presence-batch:${room}`;

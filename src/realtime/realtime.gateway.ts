@@ -1,8 +1,7 @@
 import { BeforeApplicationShutdown, Logger } from '@nestjs/common';
-import { OnGatewayConnection, OnGatewayDisconnect, OnGatewayInit, WebSocketGateway, WebSocketServer } from '@nestjs/websockets';
+import { OnGatewayConnection, OnGatewayInit, WebSocketGateway, WebSocketServer } from '@nestjs/websockets';
 import { plainToInstance } from 'class-transformer';
 import { IsString, MaxLength, MinLength, validate } from 'class-validator';
-import type { Server, Socket } from 'socket.io';
 import { DataSource } from 'typeorm';
 import { CredentialsService } from '../auth/credentials.service';
 import { ChannelAccess } from '../channels/channel-access.service';
@@ -13,19 +12,9 @@ import { validationErrorFrom } from '../common/errors/validation';
 import { SendMessageDto } from '../messages/dto/send-message.dto';
 import { MessagesService } from '../messages/messages.service';
 import { ReceiptsService } from '../receipts/receipts.service';
-import { rows } from '../infra/database/sql';
-import { PresenceStore } from './presence.store';
-import {
-  Ack,
-  channelRoom,
-  ClientToServerEvents,
-  ServerToClientEvents,
-  SocketData,
-  userRoom,
-} from './realtime-events';
-
-type AppServer = Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
-type AppSocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
+import { Batcher } from './batcher';
+import { PresenceCoalescer, presenceModeOf } from './presence.coalescer';
+import { Ack, AppServer, AppSocket, channelRoom, presenceRoom, userRoom } from './realtime-events';
 
 class ChannelRefDto {
   @IsString() @MinLength(1) @MaxLength(200) channel_id!: string;
@@ -49,26 +38,34 @@ async function parse<T extends object>(cls: new () => T, payload: unknown): Prom
 
 /**
  * The Socket.IO endpoint. Handshake: a user JWT in `auth.token` or `?token=`. Each socket joins
- * `user:<id>` and `channel:<id>` for each membership; the publisher moves sockets when memberships
- * change. Inbound events share the REST services, so rules, errors and idempotency are the same.
+ * `user:<id>`, `channel:<id>` for each membership and, if it asked for `batch` or `none` presence,
+ * `presence:<mode>`; the publisher moves sockets when memberships change. Inbound events share the REST services, so rules, errors and idempotency
+ * are the same. Presence is counted and announced by the PresenceCoalescer.
  */
 @WebSocketGateway()
-export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGatewayDisconnect, BeforeApplicationShutdown {
+export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, BeforeApplicationShutdown {
   @WebSocketServer() server!: AppServer;
   private readonly logger = new Logger('Realtime');
   private readonly typing = new Map<string, NodeJS.Timeout>();
   private closing = false;
+  private readonly channels = new Batcher<string, string[]>(async (userIds) => {
+    const rows: { user_id: string; channel_id: string }[] = await this.db.query(`SELECT user_id, channel_id FROM channel_members WHERE user_id = ANY($1::uuid[])`, [userIds]);
+    const byUser = new Map<string, string[]>(userIds.map((u) => [u, []]));
+    for (const r of rows) byUser.get(r.user_id)?.push(r.channel_id);
+    return byUser;
+  });
 
   constructor(
     private readonly credentials: CredentialsService,
     private readonly db: DataSource,
-    private readonly presence: PresenceStore,
+    private readonly presence: PresenceCoalescer,
     private readonly messages: MessagesService,
     private readonly receipts: ReceiptsService,
     private readonly access: ChannelAccess,
   ) {}
 
   afterInit(server: AppServer): void {
+    this.presence.attach(server);
     server.use((socket, next) => {
       const auth = socket.handshake.auth as { token?: unknown };
       const query = socket.handshake.query.token;
@@ -95,21 +92,32 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
     if (!userId) return;
     // the user room first and at once: membership changes published from now on reach this socket;
     // handlers are bound at once too and wait for the channel rooms before running
-    void socket.join(userRoom(userId));
+    const mode = presenceModeOf(socket);
+    // the presence mode room before the channel rooms: the adapter pairs a batch socket's channel rooms with batch rooms
+    void socket.join(mode === 'each' ? userRoom(userId) : [userRoom(userId), presenceRoom(mode)]);
     const ready = this.joinChannels(socket);
     this.bindHandlers(socket, ready);
+    // while the socket is still in its rooms: the presence announcement needs them
+    socket.once('disconnecting', () => {
+      if (!this.closing) this.presence.leaving(socket);
+    });
     try {
       await ready;
-      if (await this.presence.connected(userId)) await this.announcePresence(socket.data, true, null);
+      if (socket.connected && !this.closing) this.presence.joined(socket);
     } catch (e) {
       this.logger.warn(`connection setup failed: ${String(e)}`);
       socket.disconnect(true);
     }
   }
 
+  /**
+   * The user's channel rooms: copied from a socket of the same user here (kept current by the
+   * publisher), else from the database, one query for all the sockets that connect meanwhile.
+   */
   private async joinChannels(socket: AppSocket): Promise<void> {
-    const rows: { channel_id: string }[] = await this.db.query(`SELECT channel_id FROM channel_members WHERE user_id = $1`, [socket.data.userId]);
-    await socket.join(rows.map((r) => channelRoom(r.channel_id)));
+    const known = this.presence.roomsOf(socket.data.userId);
+    const rooms = known ?? (await this.channels.load(socket.data.userId)).map(channelRoom);
+    if (socket.connected) await socket.join(rooms);
   }
 
   /** Sockets close with the server: no presence broadcasts then (Redis is about to close too). */
@@ -117,39 +125,6 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
     this.closing = true;
     for (const t of this.typing.values()) clearTimeout(t);
     this.typing.clear();
-  }
-
-  async handleDisconnect(socket: AppSocket): Promise<void> {
-    const { userId } = socket.data ?? {};
-    if (!userId || this.closing) return;
-    try {
-      // last_seen_at first: whoever sees the user offline then also sees when it was last seen
-      let seenAt: Date | undefined;
-      if (this.presence.localCount(userId) <= 1) {
-        const seen = await rows<{ last_seen_at: Date }>(this.db.manager, `UPDATE users SET last_seen_at = now() WHERE id = $1 RETURNING last_seen_at`, [userId]);
-        seenAt = seen[0]?.last_seen_at;
-      }
-      const lastHere = await this.presence.disconnected(userId);
-      if (!lastHere || (await this.presence.onlineOf([userId])).has(userId)) return;
-      await this.announcePresence(socket.data, false, (seenAt ?? new Date()).toISOString());
-    } catch (e) {
-      // shutting down, or the database is away: presence heals on the next connection
-      this.logger.debug(`disconnect bookkeeping failed: ${String(e)}`);
-    }
-  }
-
-  private async announcePresence(who: SocketData, online: boolean, lastSeenAt: string | null): Promise<void> {
-    const rows: { channel_id: string }[] = await this.db.query(`SELECT channel_id FROM channel_members WHERE user_id = $1`, [who.userId]);
-    if (!rows.length) return;
-    this.server
-      .to(rows.map((r) => channelRoom(r.channel_id)))
-      .except(userRoom(who.userId))
-      .emit('presence.changed', {
-        v: 1,
-        type: 'presence.changed',
-        data: { external_id: who.externalId, online, last_seen_at: lastSeenAt },
-        ts: new Date().toISOString(),
-      });
   }
 
   private principal(socket: AppSocket): UserPrincipal {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'crypto';
+import { OFFLINE_GRACE_MS, PRESENCE_TICK_MS } from '../../src/realtime/presence.coalescer';
 import { PresenceStore } from '../../src/realtime/presence.store';
 import { cloneDatabase } from '../support/databases';
 import { startTestApp, TestApp } from '../support/app';
@@ -58,14 +59,45 @@ describe('two instances on PostgreSQL + Redis', () => {
     await sc.expectNone('message.new', isMsg(m.id));
   });
 
+  const onlineVia = async (t: TestApp, who = 'bo') => {
+    const res = await new Client(t, ws.api.authorization).get(`/v1/channels/${ch.id}/presence`);
+    return res.body.members.find((x: { external_id: string }) => x.external_id === who).online as boolean;
+  };
+  /** Presence reaches Redis on the next tick of the instance that counted the socket: poll for it. */
+  const eventually = async (t: TestApp, online: boolean, who = 'bo') => {
+    const deadline = Date.now() + 5_000;
+    while ((await onlineVia(t, who)) !== online) {
+      if (Date.now() > deadline) throw new Error(`${who} not ${online ? 'online' : 'offline'} via ${t.baseUrl}`);
+      await sleep(50);
+    }
+  };
+
+  it('a user with sockets on two instances is online until the last one closes, and only then do partners hear it go offline', async () => {
+    const sa = await connectSocket(one.baseUrl, ana.token);
+    const b1 = await connectSocket(one.baseUrl, bo.token);
+    await sa.waitFor('presence.changed', (e) => e?.data?.external_id === 'bo' && e.data.online === true);
+    const b2 = await connectSocket(two.baseUrl, bo.token);
+    await eventually(one, true);
+    b1.close();
+    // well past the offline grace and a tick: bo still has a socket on instance two
+    await sleep(OFFLINE_GRACE_MS + 4 * PRESENCE_TICK_MS + 500);
+    expect(await onlineVia(one)).toBe(true);
+    expect(await onlineVia(two)).toBe(true);
+    const offline = () => sa.events.filter((e) => e.name === 'presence.changed' && e.payload?.data?.external_id === 'bo' && e.payload.data.online === false);
+    expect(offline()).toEqual([]);
+    b2.close();
+    const off = await sa.waitFor('presence.changed', (e) => e?.data?.external_id === 'bo' && e.data.online === false, 10_000);
+    expect(off.data.last_seen_at).toBeTruthy();
+    await eventually(one, false);
+    await eventually(two, false);
+    // the last word is offline
+    const last = sa.events.filter((e) => e.name === 'presence.changed' && e.payload?.data?.external_id === 'bo').pop();
+    expect(last?.payload.data.online).toBe(false);
+  });
+
   it('presence is shared across instances and heals when an instance dies without cleaning up', async () => {
     const sb = await connectSocket(two.baseUrl, bo.token);
-    const onlineVia = async (t: TestApp) => {
-      const res = await new Client(t, ws.api.authorization).get(`/v1/channels/${ch.id}/presence`);
-      return res.body.members.find((x: { external_id: string }) => x.external_id === 'bo').online as boolean;
-    };
-    await sleep(200);
-    expect(await onlineVia(one)).toBe(true);
+    await eventually(one, true);
     // instance two "dies": its heartbeat stops and its counts stay in Redis (the socket is still
     // counted there); instance one must stop trusting them once the heartbeat is stale
     const store: { timer?: NodeJS.Timeout } = two.app.get<PresenceStore, { timer?: NodeJS.Timeout }>(PresenceStore);
