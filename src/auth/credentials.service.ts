@@ -1,13 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash, timingSafeEqual } from 'crypto';
 import { sign } from 'jsonwebtoken';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { Authenticator } from '../common/auth/authenticator';
 import type { BackendPrincipal, Principal, UserPrincipal } from '../common/auth/principal';
 import { AppError } from '../common/errors/app-error';
 import { checkTimeClaims, hs256SignatureOk, parseJwt } from './hs256';
+import { UserIdCache } from './user-id.cache';
 import { WorkspaceKeyCache } from './workspace-key.cache';
 
 export const MAX_TOKEN_LIFETIME_SECONDS = 86_400;
@@ -29,7 +29,7 @@ export class CredentialsService extends Authenticator {
 
   constructor(
     private readonly keys: WorkspaceKeyCache,
-    private readonly db: DataSource,
+    private readonly userIds: UserIdCache,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     super();
@@ -92,10 +92,9 @@ export class CredentialsService extends Authenticator {
     if (exp - iat > MAX_TOKEN_LIFETIME_SECONDS) throw unauthorized('The token lives longer than 24 hours');
     if (iat > Date.now() / 1000 + CLOCK_SKEW_SECONDS) throw unauthorized('The token was issued in the future');
 
-    const users: { id: string }[] = await this.db.query(`SELECT id FROM users WHERE workspace_id = $1 AND external_id = $2`, [key.workspaceId, sub]);
-    const user = users[0];
-    if (!user) throw unauthorized('Unknown user');
-    return { kind: 'user', workspaceId: key.workspaceId, userId: user.id, externalId: sub };
+    const userId = await this.userIds.get(key.workspaceId, sub);
+    if (!userId) throw unauthorized('Unknown user');
+    return { kind: 'user', workspaceId: key.workspaceId, userId, externalId: sub };
   }
 
   /** Signs a user token with the workspace's current secret (kid = its api key). */

@@ -62,7 +62,7 @@ export class WorkspaceKeyCache {
     changes: WorkspaceChanges,
   ) {
     changes.onChange((c) => {
-      if (c.kind !== 'settings') this.forget(c.workspaceId);
+      if (c.kind === 'keys' || c.kind === 'deleted') this.forget(c.workspaceId);
     });
     changes.onResync(() => this.clear());
   }

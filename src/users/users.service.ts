@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ChannelMembership } from '../channels/channel-membership';
 import { AppError } from '../common/errors/app-error';
 import { EventLogService } from '../events/event-log.service';
+import { WorkspaceChanges } from '../workspaces/workspace-changes';
 import { UserFields, UsersRepository } from './users.repository';
 import { UserView, userView } from './user.view';
 
@@ -13,6 +14,7 @@ export class UsersService {
     private readonly repo: UsersRepository,
     private readonly events: EventLogService,
     private readonly channelMembership: ChannelMembership,
+    private readonly changes: WorkspaceChanges,
   ) {}
 
   async upsert(workspaceId: string, fields: UserFields): Promise<{ user: UserView; created: boolean }> {
@@ -64,5 +66,6 @@ export class UsersService {
       const row = await this.repo.delete(m, workspaceId, externalId);
       if (!row) throw AppError.notFound('User');
     });
+    this.changes.changed(workspaceId, 'users'); // the user's tokens stop working on every instance
   }
 }

@@ -3,18 +3,18 @@ import { EventEmitter } from 'events';
 import type Redis from 'ioredis';
 import { RedisService } from '../infra/redis/redis.module';
 
-/** What changed: the key pairs (rotation), the settings, or the whole workspace (deleted). */
-export type WorkspaceChangeKind = 'keys' | 'settings' | 'deleted';
+/** What changed: the key pairs (rotation), the settings, users (deleted), or the whole workspace (deleted). */
+export type WorkspaceChangeKind = 'keys' | 'settings' | 'users' | 'deleted';
 
 export interface WorkspaceChange {
   workspaceId: string;
   kind: WorkspaceChangeKind;
 }
 
-const KINDS: readonly string[] = ['keys', 'settings', 'deleted'] satisfies WorkspaceChangeKind[];
+const KINDS: readonly string[] = ['keys', 'settings', 'users', 'deleted'] satisfies WorkspaceChangeKind[];
 
 /**
- * Tells the workspace caches (keys, settings) that a workspace changed: on this instance at once, on the
+ * Tells the workspace caches (keys, settings, user ids) that a workspace changed: on this instance at once, on the
  * others through Redis pub/sub when REDIS_URL is set (the same pattern as EventNotifier). Call
  * `changed()` after the change has committed. A lost message only costs the caches' TTL; after the
  * subscriber reconnects (messages may have been lost meanwhile) listeners are told to drop everything.

@@ -27,7 +27,7 @@ export class WorkspaceSettingsCache {
     changes: WorkspaceChanges,
   ) {
     changes.onChange((c) => {
-      if (c.kind !== 'keys') this.forget(c.workspaceId);
+      if (c.kind === 'settings' || c.kind === 'deleted') this.forget(c.workspaceId);
     });
     changes.onResync(() => this.clear());
   }

@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { Authenticator } from '../common/auth/authenticator';
 import { CredentialsService } from '../auth/credentials.service';
 import { WorkspaceKeyCache } from '../auth/workspace-key.cache';
+import { UserIdCache } from '../auth/user-id.cache';
 import { AdminWorkspacesController, WorkspaceController } from './workspaces.controller';
 import { WorkspacesRepository } from './workspaces.repository';
 import { WorkspacesService } from './workspaces.service';
@@ -18,10 +19,11 @@ import { WorkspaceSettingsCache } from './workspace-settings.cache';
     WorkspaceChanges,
     WorkspaceSettingsCache,
     WorkspaceKeyCache,
+    UserIdCache,
     CredentialsService,
     WorkspaceBootstrap,
     { provide: Authenticator, useExisting: CredentialsService },
   ],
-  exports: [WorkspacesService, WorkspaceSettingsCache, WorkspaceKeyCache, CredentialsService, Authenticator],
+  exports: [WorkspacesService, WorkspaceSettingsCache, WorkspaceKeyCache, WorkspaceChanges, CredentialsService, Authenticator],
 })
 export class WorkspacesModule {}

@@ -95,6 +95,19 @@ describe('key and settings caches across two instances (PostgreSQL + Redis)', ()
     await expect(two.app.get(WorkspaceSettingsCache).get(ws.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
+  it("a user deleted through one instance: their cached token stops on both at once, others' keep working", async () => {
+    const { ws, jwt } = await warmOnTwo();
+    await ws.user('bo');
+    const bo = `Bearer ${userToken(ws.apiKey, ws.apiSecret, 'bo')}`;
+    expect((await on(two, bo).get('/v1/me/channels')).status).toBe(200);
+    expect((await on(two, jwt).get('/v1/me/channels')).status).toBe(200);
+    expect((await ws.api.delete('/v1/users/ana')).status).toBe(204);
+    expectError(await on(one, jwt).get('/v1/me/channels'), 401, 'UNAUTHORIZED');
+    const ms = await within(2000, async () => (await on(two, jwt).get('/v1/me/channels')).status === 401);
+    expect(ms).toBeLessThan(1000);
+    expect((await on(two, bo).get('/v1/me/channels')).status).toBe(200);
+  });
+
   it('a settings change made on one instance is seen by the other promptly', async () => {
     const ws = await newWorkspace(one);
     const [ana] = (await ws.users('ana', 'bo')) as [TestUser, TestUser];
