@@ -152,4 +152,16 @@ export class ChannelMembersRepository {
       [channelId],
     );
   }
+
+  /** Every member with their role and when they were last seen, for GET /v1/channels/:id/presence. */
+  async lastSeen(
+    m: EntityManager,
+    channelId: string,
+  ): Promise<{ user_id: string; external_id: string; role: MemberRole | null; last_seen_at: Date | null }[]> {
+    return m.query(
+      `SELECT u.id AS user_id, u.external_id, cm.role, u.last_seen_at FROM channel_members cm JOIN users u ON u.id = cm.user_id
+        WHERE cm.channel_id = $1 ORDER BY cm.joined_at, u.external_id`,
+      [channelId],
+    );
+  }
 }

@@ -285,12 +285,7 @@ export class ChannelsService {
   /** Members with role and presence; `online` comes from the presence store once realtime is wired. */
   async presence(p: WorkspacePrincipal, ref: string) {
     const { channel } = await this.access.open(p, ref);
-    const rows: { external_id: string; role: MemberRole | null; last_seen_at: Date | null; user_id: string }[] =
-      await this.db.query(
-        `SELECT u.id AS user_id, u.external_id, cm.role, u.last_seen_at FROM channel_members cm JOIN users u ON u.id = cm.user_id
-        WHERE cm.channel_id = $1 ORDER BY cm.joined_at, u.external_id`,
-        [channel.id],
-      );
+    const rows = await this.members.lastSeen(this.db.manager, channel.id);
     const online = await this.presenceReader.onlineOf(rows.map((r) => r.user_id));
     return {
       members: rows.map((r) => ({
