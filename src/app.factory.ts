@@ -11,6 +11,7 @@ import { SECURITY } from './common/auth/auth.decorator';
 import { sendError } from './common/errors/app-exception.filter';
 import { createValidationPipe } from './common/errors/validation';
 import { requestIdMiddleware } from './common/http/request-id';
+import { requestLogMiddleware, rootLogger } from './common/http/request-log';
 import type { AppConfig } from './config/config.schema';
 import { Metrics } from './ops/metrics';
 import { RedisService } from './infra/redis/redis.module';
@@ -34,6 +35,7 @@ export async function createApp(config: AppConfig, opts: { logs?: boolean } = {}
   const errorLogger = new NestLogger('Errors');
   const parseJson = json({ limit: BODY_LIMIT_BYTES });
   app.use(requestIdMiddleware);
+  if (config.LOG_LEVEL !== 'silent') app.use(requestLogMiddleware(rootLogger(config)));
   app.use(app.get(Metrics).middleware());
   // body-parser errors (too large, bad JSON) happen before Nest: answer them in the contract's shape here.
   // Local-driver uploads are raw bodies of any allowed type, streamed to disk by their own route.

@@ -1,9 +1,9 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
-import type { IncomingMessage } from 'http';
 import { AuthGuard } from './common/auth/auth.guard';
 import { AppExceptionFilter } from './common/errors/app-exception.filter';
+import { loggerModuleParams } from './common/http/request-log';
 import { ConfigModule } from './config/config.module';
 import type { AppConfig } from './config/config.schema';
 import { EventsModule } from './events/events.module';
@@ -30,23 +30,6 @@ import { DevicesModule } from './push/devices.module';
 import { PushModule } from './push/push.module';
 import { SearchModule } from './search/search.module';
 
-export const REDACTED_PATHS = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'req.headers["x-service-signature"]',
-  'res.headers["set-cookie"]',
-  '*.api_secret',
-  '*.apiSecret',
-  '*.signing_secret',
-  '*.token',
-  '*.password',
-  '*.secret',
-];
-
-function stripTokenFromUrl(url: string | undefined): string | undefined {
-  return url?.replace(/([?&](?:token|sig|signature)=)[^&]*/gi, '$1[Redacted]');
-}
-
 /** Composes the feature modules; SERVICE_ROLE=worker leaves out the public API. */
 @Module({})
 export class AppModule {
@@ -56,24 +39,8 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        LoggerModule.forRoot({
-          pinoHttp: {
-            level: config.LOG_LEVEL,
-            genReqId: (req: IncomingMessage) => (req as IncomingMessage & { id?: string }).id ?? '-',
-            redact: { paths: REDACTED_PATHS, censor: '[Redacted]' },
-            customProps: (req: IncomingMessage) => ({ request_id: (req as IncomingMessage & { id?: string }).id }),
-            serializers: {
-              req: (req: { id?: string; method?: string; url?: string; headers?: Record<string, unknown> }) => ({
-                id: req.id,
-                method: req.method,
-                url: stripTokenFromUrl(req.url),
-                headers: req.headers,
-              }),
-            },
-            customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
-            autoLogging: { ignore: (req) => ['/healthz', '/readyz', '/metrics'].includes(req.url ?? '') },
-          },
-        }),
+        // request logging is requestLogMiddleware (app.factory.ts): no pino-http work per request
+        LoggerModule.forRoot(loggerModuleParams(config)),
         DatabaseModule,
         SecretsModule,
         RedisModule,

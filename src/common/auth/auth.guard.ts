@@ -14,6 +14,9 @@ import { PRINCIPAL_KEY } from './principal';
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
+  /** Each route's policy by controller and handler, read from the metadata once (it never changes at run time). */
+  private readonly policies = new WeakMap<object, WeakMap<object, AuthPolicy | null>>();
+
   constructor(
     private readonly reflector: Reflector,
     private readonly authenticator: Authenticator,
@@ -22,7 +25,7 @@ export class AuthGuard implements CanActivate {
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     if (ctx.getType() !== 'http') return true;
-    const policy = this.reflector.getAllAndOverride<AuthPolicy | undefined>(AUTH_POLICY_KEY, [ctx.getHandler(), ctx.getClass()]);
+    const policy = this.policyOf(ctx);
     if (!policy) throw new AppError('FORBIDDEN', 'This route is not open to any caller');
     if (policy === 'public') return true;
     if (policy === 'admin' && !this.config.SERVICE_ADMIN_TOKEN) throw new AppError('NOT_FOUND', 'No such route');
@@ -40,5 +43,18 @@ export class AuthGuard implements CanActivate {
       throw new AppError('FORBIDDEN', `This route needs ${what}`);
     }
     return true;
+  }
+
+  private policyOf(ctx: ExecutionContext): AuthPolicy | null {
+    const controller = ctx.getClass();
+    const handler = ctx.getHandler();
+    let byHandler = this.policies.get(controller);
+    if (!byHandler) this.policies.set(controller, (byHandler = new WeakMap()));
+    let policy = byHandler.get(handler);
+    if (policy === undefined) {
+      policy = this.reflector.getAllAndOverride<AuthPolicy | undefined>(AUTH_POLICY_KEY, [handler, controller]) ?? null;
+      byHandler.set(handler, policy);
+    }
+    return policy;
   }
 }
