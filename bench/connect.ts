@@ -14,7 +14,8 @@
  *   --cpu-prof (chat-service runs with --cpu-prof; profiles under /tmp/bench-connect-prof-*)
  *   --only=floor,each,batch,before (a subset of the targets)
  *   --floor=/work/shared/perf-floors/sio --no-write
- * Env: BENCH_DATABASE_URL (superuser; a bench_conn_* database is created and dropped), BENCH_REDIS_URL.
+ * Env: BENCH_DATABASE_URL (superuser; a bench_conn_* database is created and dropped), BENCH_REDIS_URL,
+ * BENCH_NODE_OPTIONS (NODE_OPTIONS for chat-service, e.g. `-r /path/to/probe.js`).
  * Writes the "Connecting 1,000 sockets: presence" section of docs/BENCHMARKS.md.
  */
 import { ChildProcess, execSync, fork, spawn } from 'child_process';
@@ -198,7 +199,17 @@ async function startChat(main: string, env: Record<string, string>, profDir?: st
   const args = profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, main] : [main];
   const child = track(
     spawn(process.execPath, args, {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', ...env, PORT: String(port), SERVICE_BASE_URL: url, SERVICE_DATA_DIR: dataDir },
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        NODE_ENV: 'production',
+        // e.g. `-r ./probe.js` to instrument the service
+        ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
+        ...env,
+        PORT: String(port),
+        SERVICE_BASE_URL: url,
+        SERVICE_DATA_DIR: dataDir,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
   );

@@ -8,6 +8,13 @@ import { AppServer, AppSocket, channelRoom, PresenceBatch, presenceBatchRoom, Pr
 export const PRESENCE_TICK_MS = 200;
 /** A user whose last socket closed is announced offline only if no socket came back meanwhile. */
 export const OFFLINE_GRACE_MS = 1_000;
+/**
+ * `presence.batch` goes out with the tick, except in a storm (a tick with this many changes here):
+ * then batches gather for up to BATCH_STORM_MS, each user's last state per channel, and go out
+ * together, so a thousand connects cost each batch socket a few frames rather than one per tick.
+ */
+export const BATCH_STORM_CHANGES = 32;
+export const BATCH_STORM_MS = 1_000;
 
 const CHANNEL_PREFIX = channelRoom('');
 
@@ -30,7 +37,7 @@ interface Pending {
  * went offline, one Redis round trip to ask whether those users are online on another instance, and
  * then per changed user one emit to its channel rooms (the room set comes from its sockets' rooms, no
  * query; the adapter fans out), plus per channel room one `presence.batch` to the room of its sockets
- * that asked for batches. No per-member work anywhere: the cost is O(changes) emits; what the adapter
+ * that asked for batches (gathered over several ticks in a storm: BATCH_STORM_MS). No per-member work anywhere: the cost is O(changes) emits; what the adapter
  * then writes is one frame per (receiver, change) for `each` sockets, one per (receiver, channel, tick)
  * for `batch` sockets.
  */
@@ -48,6 +55,9 @@ export class PresenceCoalescer implements BeforeApplicationShutdown {
   private timerDue = 0;
   private running: Promise<void> = Promise.resolve();
   private closed = false;
+  /** batch entries not sent yet: channel room → external_id → that user's last change */
+  private batched = new Map<string, Map<string, PresenceChange>>();
+  private batchedSince = 0;
 
   constructor(
     private readonly store: PresenceStore,
@@ -159,17 +169,18 @@ export class PresenceCoalescer implements BeforeApplicationShutdown {
     if (this.closed) return;
 
     const ts = new Date().toISOString();
-    const batches = new Map<string, PresenceBatch>();
+    let changes = 0;
     const announce = (who: SocketData, rooms: string[], change: PresenceChange) => {
       if (!rooms.length) return;
+      changes++;
       this.server!.to(rooms)
         .except([userRoom(who.userId), presenceRoom('batch'), presenceRoom('none')])
         .emit('presence.changed', { v: 1, type: 'presence.changed', data: change, ts });
+      if (!this.batched.size) this.batchedSince = now;
       for (const r of rooms) {
-        let batch = batches.get(r);
-        if (!batch) batches.set(r, (batch = { online: [], offline: [] }));
-        if (change.online) batch.online.push(change.external_id);
-        else batch.offline.push({ external_id: change.external_id, last_seen_at: change.last_seen_at ?? ts });
+        const users = this.batched.get(r);
+        if (users) users.set(change.external_id, change);
+        else this.batched.set(r, new Map([[change.external_id, change]]));
       }
     };
     for (const p of up) {
@@ -186,7 +197,19 @@ export class PresenceCoalescer implements BeforeApplicationShutdown {
       if (!wasAnnounced || elsewhere.has(userId)) continue;
       announce(p.who, p.rooms, { external_id: p.who.externalId, online: false, last_seen_at: seenAt.get(userId) ?? ts });
     }
-    for (const [room, data] of batches) {
+    if (!this.batched.size) return;
+    if (changes >= BATCH_STORM_CHANGES && now - this.batchedSince < BATCH_STORM_MS) {
+      this.schedule(PRESENCE_TICK_MS); // a quieter tick, or the storm limit, sends them
+      return;
+    }
+    const batched = this.batched;
+    this.batched = new Map();
+    for (const [room, users] of batched) {
+      const data: PresenceBatch = { online: [], offline: [] };
+      for (const c of users.values()) {
+        if (c.online) data.online.push(c.external_id);
+        else data.offline.push({ external_id: c.external_id, last_seen_at: c.last_seen_at ?? ts });
+      }
       this.server.to(presenceBatchRoom(room)).emit('presence.batch', { v: 1, type: 'presence.batch', channel_id: room.slice(CHANNEL_PREFIX.length), data, ts });
     }
   }

@@ -1,5 +1,5 @@
 import { io } from 'socket.io-client';
-import { OFFLINE_GRACE_MS, PRESENCE_TICK_MS } from '../../src/realtime/presence.coalescer';
+import { BATCH_STORM_CHANGES, BATCH_STORM_MS, OFFLINE_GRACE_MS, PRESENCE_TICK_MS } from '../../src/realtime/presence.coalescer';
 import { startTestApp, TestApp } from '../support/app';
 import { newWorkspace, TestUser, TestWorkspace } from '../support/fixtures';
 import { closeAllSockets, connectSocket, sleep, TestSocket } from '../support/socket';
@@ -207,5 +207,21 @@ describe('presence', () => {
     expect(seen).toEqual([...names].sort());
     // twelve users, fewer frames than users (they arrive within a tick or two)
     expect(batches.length).toBeLessThan(names.length);
+  });
+
+  it('in a storm batches gather for up to a second; every user arrives, default sockets still get one presence.changed each', async () => {
+    const names = Array.from({ length: BATCH_STORM_CHANGES + 8 }, (_, i) => `s${i}`);
+    const users = await ws.users(...names);
+    for (let i = 0; i < names.length; i += 20) await ws.api.post(`/v1/channels/${ch.id}/members`, { member_external_ids: names.slice(i, i + 20) });
+    const batched = await sockIn(ana, 'batch');
+    const each = await sock(bo);
+    await sleep(SETTLE_MS);
+    batched.events.length = 0;
+    await Promise.all(users.map((u) => sock(u)));
+    await sleep(SETTLE_MS + BATCH_STORM_MS);
+    const batches = batched.events.filter((e) => e.name === 'presence.batch').map((e) => e.payload);
+    expect(batches.flatMap((b) => b.data.online).sort()).toEqual([...names].sort());
+    expect(batches.length).toBeLessThan(names.length / 4);
+    for (const n of names) expect(changesAbout(each, n)).toEqual([{ external_id: n, online: true, last_seen_at: null }]);
   });
 });
