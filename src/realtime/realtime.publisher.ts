@@ -1,18 +1,14 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { APP_CONFIG } from '../config/config.module';
-import type { AppConfig } from '../config/config.schema';
-import { decodeLogCursor, encodeLogCursor, EventLogReader, LogCursor } from '../events/event-log.reader';
-import { EventNotifier } from '../events/event-notifier';
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { decodeLogCursor, encodeLogCursor, EVENT_COLUMNS, EventLogReader, LogCursor } from '../events/event-log.reader';
+import { LeaderLease } from '../events/leader-lease';
+import { LogTail, LogTailPart, PartResult, PassStatement } from '../events/log-tail';
 import type { StoredEvent } from '../events/event-types';
 import { RedisService } from '../infra/redis/redis.module';
 import { messageIdOf, EnvelopeBuilder } from './envelopes';
 import { channelRoom, Envelope, ServerEventName, userRoom } from './realtime-events';
 import { RealtimeGateway } from './realtime.gateway';
 
-const POLL_MS = 250;
 const BATCH = 500;
-const LEASE_MS = 10_000;
 
 /**
  * The log is read in transaction-id order, but a channel's seq is taken under the channel row lock,
@@ -37,103 +33,73 @@ export function inSeqOrder(events: StoredEvent[]): StoredEvent[] {
   return out;
 }
 
+/** The messages the events of rt_ev are about, in SQL (as messageIdOf); anything that is not a uuid counts as none. */
+const MESSAGE_ID_SQL = `SELECT CASE WHEN x.m ~ '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' THEN x.m::uuid END AS id
+   FROM (SELECT COALESCE(e.payload->'message'->>'id', e.payload->'reaction'->>'message_id', e.payload->>'message_id') AS m FROM rt_ev e) x`;
+
+interface RealtimeOutput {
+  events: (Omit<StoredEvent, 'created_at'> & { created_at: string })[];
+  /** message id → users who block its author */
+  blockers: { message_id: string; blocker_id: string }[];
+}
+
 /**
  * Publishes the event log to sockets, after commit, in log order. One instance publishes at a time
- * (a Redis lease); through the Redis adapter its emits and room moves reach every instance. Its cursor
- * is kept in Redis so a new leader resumes where the old one stopped. A crash between commit and
+ * (a Redis lease); through the Redis adapter its emits and room moves reach every instance. It reads
+ * the log as its part of the shared log pass (LogTail): up to BATCH events after its cursor, below the
+ * settled bound, with the users who block each message's author, in the pass's one statement. Its
+ * cursor is kept in Redis so a new leader resumes where the old one stopped. A crash between commit and
  * publish loses nothing: the event stays in the log and clients can fetch it with /v1/me/sync.
  */
 @Injectable()
-export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicationShutdown, LogTailPart {
+  readonly name = 'realtime';
   private readonly logger = new Logger('RealtimePublisher');
+  private readonly lease: LeaderLease;
   private cursor: LogCursor | null = null;
-  private loopDone?: Promise<void>;
-  private stopped = false;
-  private wake?: () => void;
-  private leader = false;
-  private unsubscribe?: () => void;
+  private loading = false;
+  private registered = false;
 
   constructor(
     private readonly reader: EventLogReader,
     private readonly envelopes: EnvelopeBuilder,
     private readonly gateway: RealtimeGateway,
-    private readonly notifier: EventNotifier,
+    private readonly tail: LogTail,
     private readonly redis: RedisService,
-    private readonly db: DataSource,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.lease = new LeaderLease(redis, this.key('leader'), (leading) => this.leading(leading));
+  }
 
   private key(k: string) {
     return `${this.redis.prefix}realtime:${k}`;
   }
 
   onApplicationBootstrap(): void {
-    this.unsubscribe = this.notifier.onCommitted(() => this.wake?.());
-    this.loopDone = this.loop();
+    this.registered = true;
+    this.tail.register(this);
+    this.lease.start();
   }
 
-  /** Before Redis and the database close: stop the loop and let the batch in flight finish. */
+  /** Before Redis and the database close: the pass in flight finishes, then the lease is given up. */
   async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    this.unsubscribe?.();
-    this.wake?.();
-    await this.loopDone;
-    if (this.leader && this.redis.client) {
-      await this.redis.client.eval(`if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`, 1, this.key('leader'), this.config.SERVICE_ROLE + process.pid).catch(() => undefined);
-    }
+    if (!this.registered) return;
+    this.registered = false;
+    await this.tail.unregister(this);
+    await this.lease.stop();
   }
 
-  private async acquire(): Promise<boolean> {
-    const client = this.redis.client;
-    if (!client) return true;
-    const me = this.config.SERVICE_ROLE + process.pid;
-    const ok = await client
-      .eval(
-        `local v = redis.call('get', KEYS[1])
-         if v == false or v == ARGV[1] then redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
-         return 0`,
-        1,
-        this.key('leader'),
-        me,
-        LEASE_MS,
-      )
-      .catch(() => 0);
-    return ok === 1;
-  }
-
-  private async loop(): Promise<void> {
-    let lastLease = 0;
-    while (!this.stopped) {
-      try {
-        if (Date.now() - lastLease > LEASE_MS / 3) {
-          const was = this.leader;
-          this.leader = await this.acquire();
-          lastLease = Date.now();
-          if (this.leader && !was) this.cursor = await this.startCursor();
-          this.logger.debug(`leader=${this.leader} cursor=${this.cursor ? encodeLogCursor(this.cursor) : "-"}`);
-        }
-        if (this.leader && this.cursor) {
-          const events = await this.reader.after(this.cursor, BATCH);
-          if (events.length) this.logger.debug(`read ${events.length} events after ${encodeLogCursor(this.cursor)}`);
-          if (events.length) {
-            await this.publish(events);
-            this.cursor = { txId: events[events.length - 1]!.tx_id, position: events[events.length - 1]!.position };
-            await this.redis.client?.set(this.key('cursor'), encodeLogCursor(this.cursor)).catch(() => undefined);
-            if (events.length === BATCH) continue;
-          }
-        }
-      } catch (e) {
-        if (!this.stopped) this.logger.warn(`publish loop: ${String(e)}`);
-      }
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, POLL_MS);
-        this.wake = () => {
-          clearTimeout(t);
-          resolve();
-        };
-      });
-      this.wake = undefined;
-    }
+  private leading(leading: boolean): void {
+    this.cursor = null;
+    if (!leading || !this.registered) return;
+    this.loading = true;
+    this.startCursor()
+      .then((c) => {
+        if (this.lease.isLeader) this.cursor = c;
+        this.logger.debug(`leading from ${encodeLogCursor(c)}`);
+        this.tail.nudge();
+      })
+      .catch((e: unknown) => this.logger.warn(`start cursor: ${String(e)}`))
+      .finally(() => (this.loading = false));
   }
 
   private async startCursor(): Promise<LogCursor> {
@@ -148,7 +114,42 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     return this.reader.head();
   }
 
-  private async publish(events: StoredEvent[]): Promise<void> {
+  build(q: PassStatement): string | null {
+    if (!this.registered || !this.lease.isLeader || !this.cursor || this.loading) return null;
+    q.cte(
+      'rt_ev',
+      `SELECT ${EVENT_COLUMNS} FROM events e
+        WHERE (e.tx_id, e.position) > (${q.param(this.cursor.txId, 'xid8')}, ${q.param(this.cursor.position, 'bigint')}) AND e.tx_id < ${q.bound}
+        ORDER BY e.tx_id, e.position LIMIT ${BATCH}`,
+    );
+    // per message of the batch, by index (messages by id, then blocks by blocked_id); OFFSET 0 keeps the
+    // lateral lookups from being flattened into joins the planner could turn into scans of those tables
+    q.cte(
+      'rt_blk',
+      `SELECT x.id AS message_id, b.blocker_id
+         FROM (SELECT DISTINCT id FROM (${MESSAGE_ID_SQL}) i WHERE id IS NOT NULL) x
+         CROSS JOIN LATERAL (SELECT msg.user_id FROM messages msg WHERE msg.id = x.id OFFSET 0) m
+         CROSS JOIN LATERAL (SELECT b.blocker_id FROM blocks b WHERE b.blocked_id = m.user_id OFFSET 0) b`,
+    );
+    return `json_build_object(
+      'events', (SELECT COALESCE(json_agg(x ORDER BY x.tx_id::xid8, x.position), '[]') FROM rt_ev x),
+      'blockers', (SELECT COALESCE(json_agg(b), '[]') FROM rt_blk b))`;
+  }
+
+  async apply(output: unknown): Promise<PartResult> {
+    const out = output as RealtimeOutput;
+    const events: StoredEvent[] = out.events.map((e) => ({ ...e, created_at: new Date(e.created_at) }));
+    const last = events[events.length - 1];
+    if (!last || !this.cursor) return { events: events.length, more: false };
+    const blockers = new Map<string, string[]>();
+    for (const r of out.blockers) blockers.set(r.message_id, [...(blockers.get(r.message_id) ?? []), userRoom(r.blocker_id)]);
+    await this.publish(events, blockers);
+    this.cursor = { txId: last.tx_id, position: Number(last.position) };
+    await this.redis.client?.set(this.key('cursor'), encodeLogCursor(this.cursor)).catch(() => undefined);
+    return { events: events.length, more: events.length >= BATCH };
+  }
+
+  private async publish(events: StoredEvent[], blockers: Map<string, string[]>): Promise<void> {
     const io = this.gateway.server;
     if (!io) return;
     const relevant = inSeqOrder(events.filter((e) => e.channel_id));
@@ -157,23 +158,8 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     for (const e of relevant) byWorkspace.set(e.workspace_id, [...(byWorkspace.get(e.workspace_id) ?? []), e]);
     for (const group of byWorkspace.values()) {
       const envelopes = await this.envelopes.build(group, null);
-      const blockers = await this.blockersByMessage(group);
       group.forEach((e, i) => this.emit(e, envelopes[i] ?? undefined, blockers));
     }
-  }
-
-  /** For each message an event is about: the rooms of users who block its author. */
-  private async blockersByMessage(events: StoredEvent[]): Promise<Map<string, string[]>> {
-    const ids = [...new Set(events.map(messageIdOf).filter((x): x is string => !!x))];
-    if (!ids.length) return new Map();
-    const rows: { message_id: string; blocker_id: string }[] = await this.db.query(
-      `SELECT msg.id AS message_id, b.blocker_id FROM messages msg JOIN blocks b ON b.blocked_id = msg.user_id
-        WHERE msg.id = ANY($1::uuid[])`,
-      [ids],
-    );
-    const out = new Map<string, string[]>();
-    for (const r of rows) out.set(r.message_id, [...(out.get(r.message_id) ?? []), userRoom(r.blocker_id)]);
-    return out;
   }
 
   private emit(e: StoredEvent, env: Envelope | undefined, blockers: Map<string, string[]>): void {

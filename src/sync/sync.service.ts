@@ -5,7 +5,7 @@ import type { UserPrincipal, WorkspacePrincipal } from '../common/auth/principal
 import { AppError } from '../common/errors/app-error';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
-import { EVENT_COLUMNS, EventLogReader, LogCursor, settled } from '../events/event-log.reader';
+import { EVENT_COLUMNS, LogCursor, SETTLED_BOUND, settled } from '../events/event-log.reader';
 import type { StoredEvent } from '../events/event-types';
 import { EnvelopeBuilder } from '../realtime/envelopes';
 import type { Envelope } from '../realtime/realtime-events';
@@ -58,7 +58,6 @@ export class SyncService {
     private readonly db: DataSource,
     private readonly access: ChannelAccess,
     private readonly envelopes: EnvelopeBuilder,
-    private readonly reader: EventLogReader,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -93,7 +92,7 @@ export class SyncService {
             AND ($4 = ANY(e.audience) OR EXISTS (SELECT 1 FROM channel_members cm
                   WHERE cm.channel_id = e.channel_id AND cm.user_id = $4 AND cm.joined_at <= e.created_at))
             AND ${NOT_BLOCKED.replace('$VIEWER', '$4')}
-          ORDER BY e.tx_id, e.position LIMIT $5`,
+          ORDER BY e.workspace_id, e.tx_id, e.position LIMIT $5`,
         [p.workspaceId, cursor.txId, cursor.position, p.userId, limit + 1, bound],
       );
       const has_more = rows.length > limit;
@@ -108,26 +107,32 @@ export class SyncService {
   /**
    * The bound, after waiting briefly (at most ~0.5 s) while committed events of this workspace sit
    * above it: they wait for an older transaction still in flight, usually for milliseconds, and a
-   * client that just got a 201 expects to see its message in the next sync.
+   * client that just got a 201 expects to see its message in the next sync. One statement a try: the
+   * bound, and the workspace's newest event (a backward probe of its (workspace_id, tx_id, position)
+   * index) compared with it.
    */
   private async settledBound(workspaceId: string): Promise<string> {
-    let bound = await this.reader.bound();
-    for (let i = 0; i < HELD_RETRIES; i++) {
-      const rows: { held: boolean }[] = await this.db.query(
-        `SELECT EXISTS (SELECT 1 FROM events e WHERE e.workspace_id = $1 AND e.tx_id >= $2::xid8) AS held`,
-        [workspaceId, bound],
+    let bound = '0';
+    for (let i = 0; i <= HELD_RETRIES; i++) {
+      if (i) await new Promise((r) => setTimeout(r, HELD_WAIT_MS));
+      const rows: { bound: string; held: boolean }[] = await this.db.query(
+        `SELECT b.bound::text AS bound,
+                COALESCE((SELECT e.tx_id FROM events e WHERE e.workspace_id = $1
+                           ORDER BY e.workspace_id DESC, e.tx_id DESC, e.position DESC LIMIT 1) >= b.bound, false) AS held
+           FROM (SELECT ${SETTLED_BOUND} AS bound) b`,
+        [workspaceId],
       );
-      if (!rows[0]?.held) break;
-      await new Promise((r) => setTimeout(r, HELD_WAIT_MS));
-      bound = await this.reader.bound();
+      bound = rows[0]!.bound;
+      if (!rows[0]!.held) break;
     }
     return bound;
   }
 
+  /** The workspace's last settled event (a backward probe of its index, from the bound). */
   private async head(m: EntityManager, workspaceId: string, bound: string): Promise<LogCursor> {
     const rows: { tx_id: string; position: number }[] = await m.query(
       `SELECT e.tx_id::text AS tx_id, e.position FROM events e WHERE e.workspace_id = $1 AND ${settled('$2')}
-        ORDER BY e.tx_id DESC, e.position DESC LIMIT 1`,
+        ORDER BY e.workspace_id DESC, e.tx_id DESC, e.position DESC LIMIT 1`,
       [workspaceId, bound],
     );
     const r = rows[0];

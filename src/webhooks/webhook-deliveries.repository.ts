@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import type { DeliveryStatus, SigningMode } from './webhook-events';
 
 export interface DeliveryRow {
@@ -67,25 +67,38 @@ const COLUMNS = `id, webhook_id, workspace_id, event_id, event, status, attempts
 export class WebhookDeliveriesRepository {
   constructor(private readonly db: DataSource) {}
 
-  /** Inserts one pending delivery per (webhook, event) pair, skipping pairs that already have one. */
-  async insertPending(
-    m: EntityManager,
-    rows: { id: string; webhookId: string; workspaceId: string; eventId: string; event: string }[],
-  ): Promise<{ id: string }[]> {
-    if (!rows.length) return [];
-    return m.query(
-      `INSERT INTO webhook_deliveries (id, webhook_id, workspace_id, event_id, event)
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[])
-       ON CONFLICT (webhook_id, event_id) DO NOTHING
-       RETURNING id`,
-      [
-        rows.map((r) => r.id),
-        rows.map((r) => r.webhookId),
-        rows.map((r) => r.workspaceId),
-        rows.map((r) => r.eventId),
-        rows.map((r) => r.event),
-      ],
-    );
+  /**
+   * SQL of a data-modifying CTE (for the relay's part of the log pass, LogTail) that inserts one pending
+   * delivery per enabled webhook of the event's workspace that subscribes to its type and did not yet
+   * exist when the event committed (its creating snapshot does not see the event's transaction), for the
+   * events of `source` (a CTE with id, workspace_id, type, tx_id, position) whose type is in `types`,
+   * skipping pairs that already have one, and returns the new deliveries' ids. The webhooks are looked
+   * up per workspace of the batch (by index), whatever the plan's estimates.
+   *
+   * Ids are UUIDv7 made in SQL, ordered like the application's (newId): the statement's start in
+   * milliseconds, then its sub-millisecond fraction (12 bits), then the pair's rank in (event log order,
+   * webhook) (14 bits), then random bits; so the deliveries of one pass list in event order, and a later
+   * pass's after an earlier one's.
+   */
+  insertPendingSql(source: string, types: string): string {
+    const ts = `extract(epoch FROM statement_timestamp())`;
+    const id = `encode(
+        substring(int8send(floor(${ts} * 1000)::bigint) FROM 3)
+        || substring(int4send(28672 + (floor(${ts} * 4096000)::bigint % 4096)::int) FROM 3)
+        || substring(int4send(32768 + (p.n % 16384)::int) FROM 3)
+        || substring(uuid_send(gen_random_uuid()) FROM 11), 'hex')::uuid`;
+    return `INSERT INTO webhook_deliveries (id, webhook_id, workspace_id, event_id, event)
+      SELECT ${id}, p.webhook_id, p.workspace_id, p.event_id, p.event
+        FROM (SELECT w.id AS webhook_id, v.workspace_id, v.id AS event_id, v.type AS event,
+                     row_number() OVER (ORDER BY v.tx_id, v.position, w.id) AS n
+                FROM (SELECT DISTINCT workspace_id FROM ${source}) ws
+                CROSS JOIN LATERAL (SELECT w.id, w.events, w.created_snapshot FROM webhooks w
+                                     WHERE w.workspace_id = ws.workspace_id AND w.enabled OFFSET 0) w
+                JOIN ${source} v ON v.workspace_id = ws.workspace_id AND v.type = ANY (w.events)
+                                AND NOT pg_visible_in_snapshot(v.tx_id, w.created_snapshot)
+               WHERE v.type = ANY (${types})) p
+      ON CONFLICT (webhook_id, event_id) DO NOTHING
+      RETURNING id`;
   }
 
   async list(
