@@ -580,7 +580,7 @@ function section(results: BuildResult[], started: Date, loadBefore: string, load
     }
   }
   return [
-    `Command: \`npx ts-node --transpile-only bench/followers.ts --write ${results.map((r) => `--main=${r.label}:…`).join(' ')}\`. ` +
+    `Command: \`npx ts-node --transpile-only bench/followers.ts --write ${results.map((r) => (/\s/.test(r.label) ? `"--main=${r.label}:…"` : `--main=${r.label}:…`)).join(' ')}\`. ` +
       `Run ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC; machine: ${machine()}; load average ${loadBefore} at the start, ${loadAfter} at the end` +
       (Number(loadBefore.split(' / ')[0]) > 1.5 ? ' (**shared with other work: CPU and throughput are noisy; statement counts are not**).' : '.'),
     '',
