@@ -1,7 +1,7 @@
 import { Batcher } from './batcher';
 
 describe('Batcher', () => {
-  it('loads a lone key at once, and keys asked for during a load together in the next one', async () => {
+  it('loads the keys of one turn together, and keys asked for during a load together in the next one', async () => {
     const calls: string[][] = [];
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
@@ -10,12 +10,15 @@ describe('Batcher', () => {
       if (calls.length === 1) await gate;
       return new Map(keys.map((k) => [k, k.toUpperCase()]));
     });
-    const first = b.load('a');
+    const first = [b.load('a'), b.load('z')];
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    expect(calls).toEqual([['a', 'z']]);
     const rest = [b.load('b'), b.load('c'), b.load('b')];
     release();
-    expect(await first).toBe('A');
+    expect(await Promise.all(first)).toEqual(['A', 'Z']);
     expect(await Promise.all(rest)).toEqual(['B', 'C', 'B']);
-    expect(calls).toEqual([['a'], ['b', 'c']]);
+    expect(calls).toEqual([['a', 'z'], ['b', 'c']]);
   });
 
   it('fails every waiter of a failed load, and the next load runs normally', async () => {

@@ -1,7 +1,8 @@
 /**
- * Loads by key, many keys at a time: keys asked for while a load runs wait for it to finish and then
- * go together in the next one. One at a time, so a connection storm costs a few queries, not one per
- * socket, and a lone request waits for nothing.
+ * Loads by key, many keys at a time: a load starts after the current turn of the event loop (so the
+ * keys asked for in the same I/O phase go together), and keys asked for while a load runs wait for it
+ * to finish and then go together in the next one. One at a time, so a connection storm costs a few
+ * queries, not one per socket, and a lone request waits for no more than a turn of the loop.
  */
 export class Batcher<K, V> {
   private waiting = new Map<K, { resolve: (v: V) => void; reject: (e: unknown) => void }[]>();
@@ -20,6 +21,7 @@ export class Batcher<K, V> {
 
   private async run(): Promise<void> {
     this.running = true;
+    await new Promise<void>((r) => setImmediate(r));
     while (this.waiting.size) {
       const batch = this.waiting;
       this.waiting = new Map();

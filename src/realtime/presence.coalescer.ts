@@ -1,20 +1,21 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { rows } from '../infra/database/sql';
+import { RedisService } from '../infra/redis/redis.module';
 import { PresenceStore } from './presence.store';
-import { AppServer, AppSocket, channelRoom, PresenceBatch, presenceBatchRoom, PresenceChange, PresenceMode, presenceRoom, SocketData, userRoom } from './realtime-events';
+import { AppServer, AppSocket, channelRoom, PresenceBatch, presenceBatchRoom, PresenceChange, PresenceMode, PresenceNews, presenceRoom, SocketData, userRoom } from './realtime-events';
 
 /** Presence changes are gathered for this long and then announced together. */
 export const PRESENCE_TICK_MS = 200;
 /** A user whose last socket closed is announced offline only if no socket came back meanwhile. */
 export const OFFLINE_GRACE_MS = 1_000;
 /**
- * `presence.batch` goes out with the tick, except in a storm (a tick with this many changes here):
- * then batches gather for up to BATCH_STORM_MS, each user's last state per channel, and go out
- * together, so a thousand connects cost each batch socket a few frames rather than one per tick.
+ * `presence.batch` goes out at most this often per instance: the first change after a quiet spell on
+ * the next tick, later ones gathered (each user's last state per channel) until this much time has
+ * passed since the previous batch, so a connection storm costs each batch socket about one frame per
+ * second rather than one per tick.
  */
-export const BATCH_STORM_CHANGES = 32;
-export const BATCH_STORM_MS = 1_000;
+export const BATCH_INTERVAL_MS = 1_000;
 
 const CHANNEL_PREFIX = channelRoom('');
 
@@ -35,11 +36,12 @@ interface Pending {
  *
  * Per tick: one Redis pipeline (the store's counts), one UPDATE for the `last_seen_at` of users who
  * went offline, one Redis round trip to ask whether those users are online on another instance, and
- * then per changed user one emit to its channel rooms (the room set comes from its sockets' rooms, no
- * query; the adapter fans out), plus per channel room one `presence.batch` to the room of its sockets
- * that asked for batches (gathered over several ticks in a storm: BATCH_STORM_MS). No per-member work anywhere: the cost is O(changes) emits; what the adapter
- * then writes is one frame per (receiver, change) for `each` sockets, one per (receiver, channel, tick)
- * for `batch` sockets.
+ * one message with the tick's announcements to the other instances (serverSideEmit). Every instance
+ * delivers them to its own sockets (`deliver`): per change one local emit to the user's channel rooms
+ * (the room set comes from its sockets' rooms, no query), skipped where only `batch`/`none` sockets
+ * are; for `batch` sockets the changes are gathered per channel and sent at most once per
+ * BATCH_INTERVAL_MS. No per-member work anywhere: O(changes) emits; what the adapter then writes is
+ * one frame per (receiver, change) for `each` sockets, one per (receiver, channel, batch) for `batch`.
  */
 @Injectable()
 export class PresenceCoalescer implements BeforeApplicationShutdown {
@@ -57,15 +59,21 @@ export class PresenceCoalescer implements BeforeApplicationShutdown {
   private closed = false;
   /** batch entries not sent yet: channel room → external_id → that user's last change */
   private batched = new Map<string, Map<string, PresenceChange>>();
-  private batchedSince = 0;
+  private lastBatchAt = 0;
 
   constructor(
     private readonly store: PresenceStore,
     private readonly db: DataSource,
+    private readonly redis: RedisService,
   ) {}
 
   attach(server: AppServer): void {
     this.server = server;
+    // another instance's announcements: deliver them here, batches on this instance's schedule
+    server.on('presence.news', (news) => {
+      this.deliver(news);
+      if (this.batched.size) this.schedule(Math.max(0, this.lastBatchAt + BATCH_INTERVAL_MS - Date.now()));
+    });
   }
 
   /** Shutting down: no more announcements (sockets close with the server, Redis is about to). */
@@ -168,49 +176,76 @@ export class PresenceCoalescer implements BeforeApplicationShutdown {
     const elsewhere = down.length ? await this.store.onlineOf(down.map((p) => p.who.userId)) : new Set<string>();
     if (this.closed) return;
 
-    const ts = new Date().toISOString();
-    let changes = 0;
-    const announce = (who: SocketData, rooms: string[], change: PresenceChange) => {
-      if (!rooms.length) return;
-      changes++;
-      this.server!.to(rooms)
-        .except([userRoom(who.userId), presenceRoom('batch'), presenceRoom('none')])
-        .emit('presence.changed', { v: 1, type: 'presence.changed', data: change, ts });
-      if (!this.batched.size) this.batchedSince = now;
-      for (const r of rooms) {
-        const users = this.batched.get(r);
-        if (users) users.set(change.external_id, change);
-        else this.batched.set(r, new Map([[change.external_id, change]]));
-      }
-    };
+    const news: PresenceNews = { ts: new Date().toISOString(), changes: [] };
     for (const p of up) {
       const rooms = this.roomsOf(p.who.userId);
       if (!rooms) continue; // gone again meanwhile: its close is pending
       this.announced.add(p.who.userId);
-      announce(p.who, rooms, { external_id: p.who.externalId, online: true, last_seen_at: null });
+      if (rooms.length) news.changes.push({ user_id: p.who.userId, rooms, change: { external_id: p.who.externalId, online: true, last_seen_at: null } });
     }
     for (const p of down) {
       const userId = p.who.userId;
       if (this.sockets.has(userId)) continue; // back meanwhile: pending again, decided next tick
       const wasAnnounced = this.announced.delete(userId);
       // online on another instance: that one announces when its last socket closes
-      if (!wasAnnounced || elsewhere.has(userId)) continue;
-      announce(p.who, p.rooms, { external_id: p.who.externalId, online: false, last_seen_at: seenAt.get(userId) ?? ts });
+      if (!wasAnnounced || elsewhere.has(userId) || !p.rooms.length) continue;
+      news.changes.push({ user_id: userId, rooms: p.rooms, change: { external_id: p.who.externalId, online: false, last_seen_at: seenAt.get(userId) ?? news.ts } });
     }
-    if (!this.batched.size) return;
-    if (changes >= BATCH_STORM_CHANGES && now - this.batchedSince < BATCH_STORM_MS) {
-      this.schedule(PRESENCE_TICK_MS); // a quieter tick, or the storm limit, sends them
+    if (news.changes.length) {
+      this.deliver(news);
+      // one message for the whole tick; every other instance delivers it to its own sockets
+      if (this.redis.enabled) this.server.serverSideEmit('presence.news', news);
+    }
+    this.sendBatches();
+  }
+
+  /**
+   * Delivers a tick's announcements (this instance's or another's) to the sockets of this instance:
+   * `presence.changed` per change to the channel rooms, except the user and the `batch`/`none`
+   * sockets (skipped when there are only those here); batch entries gathered for `sendBatches`.
+   */
+  private deliver(news: PresenceNews): void {
+    if (this.closed || !this.server) return;
+    const nsp = this.server.of('/');
+    const batch = nsp.adapter.rooms.get(presenceRoom('batch'))?.size ?? 0;
+    const none = nsp.adapter.rooms.get(presenceRoom('none'))?.size ?? 0;
+    if (nsp.sockets.size > batch + none) {
+      for (const { user_id, rooms, change } of news.changes) {
+        this.server.local
+          .to(rooms)
+          .except([userRoom(user_id), presenceRoom('batch'), presenceRoom('none')])
+          .emit('presence.changed', { v: 1, type: 'presence.changed', data: change, ts: news.ts });
+      }
+    }
+    if (!batch) return;
+    for (const { rooms, change } of news.changes) {
+      for (const r of rooms) {
+        const users = this.batched.get(r);
+        if (users) users.set(change.external_id, change);
+        else this.batched.set(r, new Map([[change.external_id, change]]));
+      }
+    }
+  }
+
+  /** `presence.batch` to this instance's batch sockets, per channel: at most once per BATCH_INTERVAL_MS. */
+  private sendBatches(): void {
+    if (!this.batched.size || this.closed || !this.server) return;
+    const wait = this.lastBatchAt + BATCH_INTERVAL_MS - Date.now();
+    if (wait > 0) {
+      this.schedule(wait);
       return;
     }
     const batched = this.batched;
     this.batched = new Map();
+    this.lastBatchAt = Date.now();
+    const ts = new Date().toISOString();
     for (const [room, users] of batched) {
       const data: PresenceBatch = { online: [], offline: [] };
       for (const c of users.values()) {
         if (c.online) data.online.push(c.external_id);
         else data.offline.push({ external_id: c.external_id, last_seen_at: c.last_seen_at ?? ts });
       }
-      this.server.to(presenceBatchRoom(room)).emit('presence.batch', { v: 1, type: 'presence.batch', channel_id: room.slice(CHANNEL_PREFIX.length), data, ts });
+      this.server.local.to(presenceBatchRoom(room)).emit('presence.batch', { v: 1, type: 'presence.batch', channel_id: room.slice(CHANNEL_PREFIX.length), data, ts });
     }
   }
 }

@@ -32,7 +32,7 @@ export interface ServerToClientEvents {
   'member.role_changed': (e: Envelope<'member.role_changed', Payload<'member.role_changed'>>) => void;
   'notification.mention': (e: Envelope<'notification.mention', { message: MessageView }>) => void;
   'presence.changed': (e: Envelope<'presence.changed', PresenceChange>) => void;
-  /** Only to sockets that asked for it (`auth.presence: 'batch'`): a channel's presence changes of one tick. */
+  /** Only to sockets that asked for it (`auth.presence: 'batch'`): a channel's presence changes since the previous batch. */
   'presence.batch': (e: Envelope<'presence.batch', PresenceBatch>) => void;
   'typing.start': (e: Envelope<'typing.start', { user_id: string; external_id: string }>) => void;
   'typing.stop': (e: Envelope<'typing.stop', { user_id: string; external_id: string }>) => void;
@@ -47,7 +47,7 @@ export interface PresenceChange {
   last_seen_at: string | null;
 }
 
-/** `presence.batch` data: who came online and who went offline (and when) in one tick, by external_id. */
+/** `presence.batch` data: who came online and who went offline (and when) since the previous batch (each user's last state), by external_id. */
 export interface PresenceBatch {
   online: string[];
   offline: { external_id: string; last_seen_at: string }[];
@@ -56,7 +56,7 @@ export interface PresenceBatch {
 /**
  * How a socket wants presence, chosen at the handshake (`auth.presence` or `?presence=`):
  * `each` (the default, the contract's `presence.changed` per user), `batch` (`presence.batch` per
- * channel and tick instead), `none` (no presence events; GET /v1/channels/:id/presence still works).
+ * channel, at most once a second, instead), `none` (no presence events; GET /v1/channels/:id/presence still works).
  */
 export type PresenceMode = 'each' | 'batch' | 'none';
 
@@ -76,8 +76,19 @@ export interface SocketData {
   externalId: string;
 }
 
-export type AppServer = Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
-export type AppSocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
+/** One instance's presence announcements of one tick, for every instance to deliver to its own sockets. */
+export interface PresenceNews {
+  ts: string;
+  changes: { user_id: string; rooms: string[]; change: PresenceChange }[];
+}
+
+/** Between instances (Socket.IO serverSideEmit, through the Redis adapter). */
+export interface InterServerEvents {
+  'presence.news': (news: PresenceNews) => void;
+}
+
+export type AppServer = Server<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
+export type AppSocket = Socket<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
 
 /** Domain event type → the realtime event a channel's members receive (none for webhook-only ones). */
 export const REALTIME_NAME: Partial<Record<DomainEventType, ServerEventName>> = {

@@ -1,10 +1,11 @@
 import { randomBytes } from 'crypto';
+import { io } from 'socket.io-client';
 import { OFFLINE_GRACE_MS, PRESENCE_TICK_MS } from '../../src/realtime/presence.coalescer';
 import { PresenceStore } from '../../src/realtime/presence.store';
 import { cloneDatabase } from '../support/databases';
 import { startTestApp, TestApp } from '../support/app';
 import { Client, newWorkspace, TestUser, TestWorkspace } from '../support/fixtures';
-import { closeAllSockets, connectSocket, sleep } from '../support/socket';
+import { closeAllSockets, connectSocket, sleep, TestSocket } from '../support/socket';
 
 const isMsg = (id: string) => (e: any) => e?.data?.id === id;
 
@@ -93,6 +94,29 @@ describe('two instances on PostgreSQL + Redis', () => {
     // the last word is offline
     const last = sa.events.filter((e) => e.name === 'presence.changed' && e.payload?.data?.external_id === 'bo').pop();
     expect(last?.payload.data.online).toBe(false);
+  });
+
+  it('presence changes on one instance reach default and batch sockets on the other', async () => {
+    const sa = await connectSocket(two.baseUrl, ana.token);
+    const sc = new TestSocket(io(two.baseUrl, { transports: ['websocket'], auth: { token: cy.token, presence: 'batch' }, reconnection: false, forceNew: true }));
+    await new Promise<void>((resolve, reject) => {
+      sc.socket.once('connect', () => resolve());
+      sc.socket.once('connect_error', reject);
+    });
+    try {
+      const sb = await connectSocket(one.baseUrl, bo.token);
+      await sa.waitFor('presence.changed', (e) => e?.data?.external_id === 'bo' && e.data.online === true);
+      await sc.waitFor('presence.batch', (e) => e?.channel_id === ch.id && e.data.online.includes('bo'));
+      sb.close();
+      const off = await sa.waitFor('presence.changed', (e) => e?.data?.external_id === 'bo' && e.data.online === false, 10_000);
+      const batch = await sc.waitFor('presence.batch', (e) => e?.data?.offline?.some((u: any) => u.external_id === 'bo'), 10_000);
+      expect(batch.data.offline).toContainEqual({ external_id: 'bo', last_seen_at: off.data.last_seen_at });
+      // one presence.changed per change, however many instances there are
+      expect(sa.events.filter((e) => e.name === 'presence.changed' && e.payload?.data?.external_id === 'bo').map((e) => e.payload.data.online)).toEqual([true, false]);
+      expect(sc.events.filter((e) => e.name === 'presence.changed')).toEqual([]);
+    } finally {
+      sc.close();
+    }
   });
 
   it('presence is shared across instances and heals when an instance dies without cleaning up', async () => {
