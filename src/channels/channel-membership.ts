@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { newId } from '../common/ids';
 import { ChannelMembersRepository } from './channel-members.repository';
-import { ChannelWriteSession, ChannelWrites, OutgoingEvent } from './channel-writes';
+import { ChannelWriteSession, ChannelWrites, OutgoingEvent, PENDING_MESSAGE_ID } from './channel-writes';
 
 /** Someone named in a membership notice. */
 export interface NoticeUser {
@@ -51,10 +50,8 @@ export class ChannelMembership {
 
   /** Posts a system message into the channel and logs its `message.created`, like POST /v1/messages with system: true. */
   async postNotice(s: ChannelWriteSession, content: string): Promise<void> {
-    const id = newId();
     const sent = await s.sendMessage(
       {
-        id,
         userId: null,
         senderKey: 'system',
         type: 'system',
@@ -70,7 +67,7 @@ export class ChannelMembership {
           type: 'message.created',
           payload: {
             message: {
-              id,
+              id: PENDING_MESSAGE_ID,
               channel_id: s.channel.id,
               channel_external_id: s.channel.external_id,
               user: null,

@@ -68,7 +68,6 @@ export interface ChannelWriteContext {
 
 /** A message to persist through `chat_send_message`. */
 export interface OutgoingMessage {
-  id: string;
   userId: string | null;
   senderKey: string;
   type: string;
@@ -80,11 +79,17 @@ export interface OutgoingMessage {
   mentionIds: string[];
 }
 
-/** An event of a new message; a payload with `message.created_at` gets the stored instant. */
+/**
+ * An event of a new message. The function sets the id and the stored instant it made into the payload's
+ * `message.id` and `message.created_at` (or `message_id`): build it with PENDING_MESSAGE_ID.
+ */
 export interface OutgoingEvent<T extends DomainEventType = DomainEventType> {
   type: T;
   payload: DomainEventMap[T];
 }
+
+/** Stands in for a new message's id in its events until chat_send_message sets the id it made. */
+export const PENDING_MESSAGE_ID = '00000000-0000-7000-8000-000000000000';
 
 export type SendOutcome =
   | { outcome: 'sent'; id: string; created_at: string; first_seq: number }
@@ -393,7 +398,7 @@ async function sendMessage(
     [
       channelId,
       workspaceId,
-      msg.id,
+      null, // the function makes the id under the channel's lock (migration 1763690830000)
       msg.userId,
       msg.senderKey,
       msg.type,

@@ -1,9 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ChannelWriteContext, ChannelWrites, OutgoingEvent, SendOutcome } from '../channels/channel-writes';
+import {
+  ChannelWriteContext,
+  ChannelWrites,
+  OutgoingEvent,
+  PENDING_MESSAGE_ID,
+  SendOutcome,
+} from '../channels/channel-writes';
 import type { WorkspacePrincipal } from '../common/auth/principal';
 import { AppError } from '../common/errors/app-error';
-import { newId } from '../common/ids';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import type { DomainEventMap, UserRef } from '../events/event-types';
@@ -205,9 +210,8 @@ export class MessagesService {
     verdict: ModerationVerdict,
   ): Promise<SendResult> {
     const { channel, workspaceId } = ctx;
-    const id = newId();
     const pending = freshView({
-      id,
+      id: PENDING_MESSAGE_ID,
       channel,
       user: sender,
       content: draft.content,
@@ -235,7 +239,6 @@ export class MessagesService {
       } satisfies OutgoingEvent<'message.mentioned'>);
     }
     const message = {
-      id,
       userId: sender?.id ?? null,
       senderKey: sender?.id ?? 'system',
       type: draft.type,
@@ -250,13 +253,13 @@ export class MessagesService {
     const out: SendOutcome = record
       ? await this.writes.write(ctx, async (s) => {
           const sent = await s.sendMessage(message, events);
-          if (sent.outcome === 'sent') await record(s.m, id);
+          if (sent.outcome === 'sent') await record(s.m, sent.id);
           return sent;
         })
       : await this.writes.send(ctx, message, events);
     switch (out.outcome) {
       case 'sent':
-        return { message: { ...pending, created_at: out.created_at }, replayed: false };
+        return { message: { ...pending, id: out.id, created_at: out.created_at }, replayed: false };
       case 'replay': // a concurrent send with the same key won: answer its message
         return {
           message: await this.render(this.db.manager, { workspaceId, userId: sender?.id ?? null }, out.id),

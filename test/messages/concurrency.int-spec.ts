@@ -126,6 +126,9 @@ describe('message concurrency (PostgreSQL)', () => {
       .get(DataSource)
       .query(`SELECT id FROM messages WHERE channel_id = $1 ORDER BY created_at DESC, id DESC`, [ch.id]);
     expect(seen.map((m) => m.id)).toEqual(rows.map((r) => r.id));
+    // ids are made under the channel's lock: id order is created_at order, so clients that sort by
+    // (created_at to the millisecond, id) agree with the server
+    expect([...rows.map((r) => r.id)].sort().reverse()).toEqual(rows.map((r) => r.id));
     // catching up with `after` from the very beginning walks the same set oldest first
     const forward: Msg[] = [];
     let after: string | undefined = '2000-01-01T00:00:00Z';

@@ -31,26 +31,8 @@ export const INBOX_COUNTER_BACKFILL = [
        WHERE x.channel_id = cm.channel_id AND x.user_id = cm.user_id`,
 ];
 
-export class InboxCounters1763690820000 implements MigrationInterface {
-  name = 'InboxCounters1763690820000';
-
-  async up(q: QueryRunner): Promise<void> {
-    await q.query(`ALTER TABLE channels ADD COLUMN message_count bigint NOT NULL DEFAULT 0`);
-    await q.query(`ALTER TABLE channel_members ADD COLUMN sent_count bigint NOT NULL DEFAULT 0`);
-    await q.query(`ALTER TABLE messages ADD COLUMN channel_no bigint, ADD COLUMN sender_no bigint`);
-    for (const sql of INBOX_COUNTER_BACKFILL) await q.query(sql);
-    await q.query(`DROP INDEX messages_user`);
-    await q.query(
-      `CREATE INDEX messages_user_channel ON messages (user_id, channel_id, created_at) INCLUDE (sender_no)`,
-    );
-    await q.query(`DROP INDEX messages_channel_time`);
-    await q.query(
-      `CREATE INDEX messages_channel_time ON messages (channel_id, created_at DESC, id DESC) INCLUDE (user_id, deleted_at, channel_no)`,
-    );
-    await q.query(
-      `CREATE INDEX messages_channel_unsent ON messages (channel_id, created_at) WHERE deleted_at IS NOT NULL`,
-    );
-    await q.query(`
+/** chat_send_message advancing the counters (replaced by 1763690830000, whose `down` restores it). */
+export const SEND_MESSAGE_WITH_COUNTERS = `
       CREATE OR REPLACE FUNCTION chat_send_message(
         p_channel uuid, p_workspace uuid, p_id uuid, p_user uuid, p_sender_key text, p_type text,
         p_content text, p_attachment_url text, p_attachment jsonb, p_parent uuid, p_idempotency_key text,
@@ -121,7 +103,28 @@ export class InboxCounters1763690820000 implements MigrationInterface {
 
         RETURN QUERY SELECT 'sent'::text, v_id, v_iso, v_seq - v_n + 1;
       END
-      $fn$`);
+      $fn$`;
+
+export class InboxCounters1763690820000 implements MigrationInterface {
+  name = 'InboxCounters1763690820000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`ALTER TABLE channels ADD COLUMN message_count bigint NOT NULL DEFAULT 0`);
+    await q.query(`ALTER TABLE channel_members ADD COLUMN sent_count bigint NOT NULL DEFAULT 0`);
+    await q.query(`ALTER TABLE messages ADD COLUMN channel_no bigint, ADD COLUMN sender_no bigint`);
+    for (const sql of INBOX_COUNTER_BACKFILL) await q.query(sql);
+    await q.query(`DROP INDEX messages_user`);
+    await q.query(
+      `CREATE INDEX messages_user_channel ON messages (user_id, channel_id, created_at) INCLUDE (sender_no)`,
+    );
+    await q.query(`DROP INDEX messages_channel_time`);
+    await q.query(
+      `CREATE INDEX messages_channel_time ON messages (channel_id, created_at DESC, id DESC) INCLUDE (user_id, deleted_at, channel_no)`,
+    );
+    await q.query(
+      `CREATE INDEX messages_channel_unsent ON messages (channel_id, created_at) WHERE deleted_at IS NOT NULL`,
+    );
+    await q.query(SEND_MESSAGE_WITH_COUNTERS);
   }
 
   async down(q: QueryRunner): Promise<void> {
