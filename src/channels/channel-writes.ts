@@ -43,8 +43,8 @@ export type ActorRule = { kind: 'acting'; userExternalId: string | undefined } |
 
 export interface OpenOptions {
   actor: ActorRule;
-  /** What the actor must be: a member (403 NOT_A_MEMBER), an admin of a group (403 FORBIDDEN), or nothing. */
-  need: 'member' | 'manage' | 'none';
+  /** What the actor must be: a member (403 NOT_A_MEMBER), or an admin of a group to manage (403 FORBIDDEN). */
+  need: 'member' | 'manage';
   /** The message the write is about: the channel is the message's (404 `Message` outside the workspace). */
   messageId?: string;
   /** A send's idempotency key: the context says which message it already names. */
@@ -114,7 +114,7 @@ export class ChannelWrites {
   /** The context of a write, with the actor and membership rules applied. */
   async open(p: WorkspacePrincipal, channelRef: string | null, o: OpenOptions): Promise<ChannelWriteContext> {
     const ctx = await this.read(p, channelRef, o);
-    if (ctx.actor && o.need !== 'none') checkRole(ctx.channel, ctx.role, o.need);
+    if (ctx.actor) checkRole(ctx.channel, ctx.role, o.need);
     return ctx;
   }
 
