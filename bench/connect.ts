@@ -29,6 +29,7 @@ import { Client } from 'pg';
 import * as ts from 'typescript';
 import { API_KEY, API_SECRET, BENCH_REDIS_URL, freePort, loadAverage, machine, median, PG_ADMIN_URL, ROOT, writeBenchmarkSection } from './lib';
 import type { Connected, FromConnectClients, Quiet, Target, ToConnectClients } from './connect/clients';
+import { processGroup } from './processes';
 
 const arg = (name: string, dflt: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? dflt;
 const SOCKETS = Number(arg('sockets', '1000'));
@@ -60,41 +61,7 @@ const s1 = (ms: number) => (ms / 1000).toFixed(1);
 
 // ---------------------------------------------------------------- processes and cleanup
 
-const children = new Set<ChildProcess>();
-const cleanups: (() => Promise<void>)[] = [];
-
-function track(child: ChildProcess): ChildProcess {
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  return child;
-}
-
-async function stopChild(child: ChildProcess, graceMs = 15_000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  child.kill('SIGTERM');
-  const t = setTimeout(() => child.kill('SIGKILL'), graceMs);
-  await exited;
-  clearTimeout(t);
-}
-
-let cleaning: Promise<void> | null = null;
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    await Promise.all([...children].map((c) => stopChild(c, 5_000)));
-    for (const f of cleanups.reverse()) await f().catch((e: unknown) => log(`cleanup: ${String(e)}`));
-  })();
-  return cleaning;
-}
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(sig, () => {
-    log(`${sig}: cleaning up`);
-    void cleanup().then(() => process.exit(130));
-  });
-}
-process.once('exit', () => {
-  for (const c of children) c.kill('SIGKILL');
-});
+const { track, stopChild, cleanup, cleanups } = processGroup(log);
 
 function nextMessage<T extends FromConnectClients>(child: ChildProcess, type: T['type'], timeoutMs: number): Promise<T> {
   return new Promise((resolve, reject) => {

@@ -23,6 +23,7 @@ import * as ts from 'typescript';
 import { API_KEY, API_SECRET, BENCH_REDIS_URL, freePort, PG_ADMIN_URL, ROOT } from './lib';
 import type { ConnectResult, FromClients, FromServer, PhaseReport, SocketTarget, ToClients, ToServer } from './realtime/protocol';
 import { mergeHist, percentile, percentileOf } from './realtime/stats';
+import { processGroup } from './processes';
 
 // ---------------------------------------------------------------- options
 
@@ -47,41 +48,7 @@ const log = (s: string) => process.stdout.write(`[realtime ${new Date().toISOStr
 
 // ---------------------------------------------------------------- processes and cleanup
 
-const children = new Set<ChildProcess>();
-const cleanups: (() => Promise<void>)[] = [];
-
-function track(child: ChildProcess): ChildProcess {
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  return child;
-}
-
-async function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  child.kill('SIGTERM');
-  const t = setTimeout(() => child.kill('SIGKILL'), graceMs);
-  await exited;
-  clearTimeout(t);
-}
-
-let cleaning: Promise<void> | null = null;
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    await Promise.all([...children].map((c) => stopChild(c, 5_000)));
-    for (const f of cleanups.reverse()) await f().catch((e: unknown) => log(`cleanup: ${String(e)}`));
-  })();
-  return cleaning;
-}
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(sig, () => {
-    log(`${sig}: cleaning up`);
-    void cleanup().then(() => process.exit(130));
-  });
-}
-process.once('exit', () => {
-  for (const c of children) c.kill('SIGKILL');
-});
+const { track, stopChild, cleanup, cleanups } = processGroup(log);
 
 /** IPC request: send, then wait for the first answer `pick` accepts. */
 function ask<T>(child: ChildProcess, msg: unknown, pick: (m: unknown) => T | undefined, timeoutMs: number, what: string): Promise<T> {
