@@ -48,6 +48,8 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
   private readonly logger = new Logger('Realtime');
   private readonly typing = new Map<string, NodeJS.Timeout>();
   private closing = false;
+  /** Channel rooms loaded during the handshake, joined on connection. */
+  private readonly rooms = new WeakMap<AppSocket, string[]>();
   private readonly channels = new Batcher<string, string[]>(async (userIds) => {
     const rows: { user_id: string; channel_id: string }[] = await this.db.query(`SELECT user_id, channel_id FROM channel_members WHERE user_id = ANY($1::uuid[])`, [userIds]);
     const byUser = new Map<string, string[]>(userIds.map((u) => [u, []]));
@@ -79,8 +81,11 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
       if (!token) return fail(new AppError('UNAUTHORIZED', 'Missing token: connect with auth.token'));
       this.credentials
         .userToken(token)
-        .then((p) => {
+        .then(async (p) => {
           socket.data = { workspaceId: p.workspaceId, userId: p.userId, externalId: p.externalId };
+          // the channel rooms are known before the handshake completes, so they are joined before the
+          // client hears `connect`: nothing emitted to its channels after that can miss it
+          this.rooms.set(socket, await this.channelRooms(p.userId));
           next();
         })
         .catch(fail);
@@ -90,12 +95,15 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
   async handleConnection(socket: AppSocket): Promise<void> {
     const { userId } = socket.data;
     if (!userId) return;
-    // the user room first and at once: membership changes published from now on reach this socket;
-    // handlers are bound at once too and wait for the channel rooms before running
+    // the user room and the channel rooms (loaded by the handshake middleware) at once, in the same turn
+    // as the connection, so before the client hears `connect`; the presence mode room before the channel
+    // rooms: the adapter pairs a batch socket's channel rooms with batch rooms
     const mode = presenceModeOf(socket);
-    // the presence mode room before the channel rooms: the adapter pairs a batch socket's channel rooms with batch rooms
-    void socket.join(mode === 'each' ? userRoom(userId) : [userRoom(userId), presenceRoom(mode)]);
-    const ready = this.joinChannels(socket);
+    const ready = Promise.all([
+      socket.join(mode === 'each' ? userRoom(userId) : [userRoom(userId), presenceRoom(mode)]),
+      socket.join(this.rooms.get(socket) ?? []),
+    ]).then(() => undefined);
+    this.rooms.delete(socket);
     this.bindHandlers(socket, ready);
     // while the socket is still in its rooms: the presence announcement needs them
     socket.once('disconnecting', () => {
@@ -114,10 +122,8 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
    * The user's channel rooms: copied from a socket of the same user here (kept current by the
    * publisher), else from the database, one query for all the sockets that connect meanwhile.
    */
-  private async joinChannels(socket: AppSocket): Promise<void> {
-    const known = this.presence.roomsOf(socket.data.userId);
-    const rooms = known ?? (await this.channels.load(socket.data.userId)).map(channelRoom);
-    if (socket.connected) await socket.join(rooms);
+  private async channelRooms(userId: string): Promise<string[]> {
+    return this.presence.roomsOf(userId) ?? (await this.channels.load(userId)).map(channelRoom);
   }
 
   /** Sockets close with the server: no presence broadcasts then (Redis is about to close too). */
