@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { WorkspaceSettingsCache } from '../workspaces/workspace-settings.cache';
 import { ChannelMembersRepository } from './channel-members.repository';
 import { ChannelWriteSession, ChannelWrites, OutgoingEvent, PENDING_MESSAGE_ID } from './channel-writes';
 
@@ -22,18 +23,16 @@ export class ChannelMembership {
   constructor(
     private readonly members: ChannelMembersRepository,
     private readonly writes: ChannelWrites,
+    private readonly settings: WorkspaceSettingsCache,
   ) {}
 
   /**
-   * The workspace setting `system_messages_for_membership` (default false), read through the
-   * caller's transaction (the embedded database has one connection: a read beside it would wait forever).
+   * The workspace setting `system_messages_for_membership` (default false), from the settings cache; a
+   * miss reads through the caller's transaction (the embedded database has one connection: a read beside
+   * it would wait forever).
    */
   async noticesEnabled(m: EntityManager, workspaceId: string): Promise<boolean> {
-    const found: { enabled: unknown }[] = await m.query(
-      `SELECT settings->'system_messages_for_membership' AS enabled FROM workspaces WHERE id = $1`,
-      [workspaceId],
-    );
-    return found[0]?.enabled === true;
+    return (await this.settings.get(workspaceId, m)).system_messages_for_membership;
   }
 
   /** "Ana added Bo and Cy" (a user acting) or "Bo and Cy joined" (a backend key). */
