@@ -62,6 +62,8 @@ export class ChannelMembership {
         mentionIds: [],
         threadId: null,
         showInChannel: false,
+        metadata: null,
+        byUser: false,
       },
       [
         {
@@ -76,6 +78,7 @@ export class ChannelMembership {
               type: 'system',
               attachment_url: null,
               created_at: '',
+              metadata: {},
             },
           },
         } satisfies OutgoingEvent<'message.created'>,

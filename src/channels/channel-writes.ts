@@ -49,6 +49,11 @@ export interface OpenOptions {
   messageId?: string;
   /** A send's idempotency key: the context says which message it already names. */
   idempotencyKey?: string;
+  /**
+   * The write sends, edits, reacts to or unsends a message: for a user JWT it is refused in a frozen
+   * channel (403 CHANNEL_FROZEN, CONTRACT §17); a backend key and system messages pass.
+   */
+  messageAct?: boolean;
 }
 
 /** Everything the rules of a channel write need, read in one round trip before the write. */
@@ -64,6 +69,8 @@ export interface ChannelWriteContext {
   message: MessageHead | null;
   /** The message the idempotency key already names. */
   replayId: string | null;
+  /** A user JWT's own act on messages (OpenOptions.messageAct): a frozen channel refuses it. */
+  userAct: boolean;
 }
 
 /** A message to persist through `chat_send_message`. */
@@ -81,6 +88,10 @@ export interface OutgoingMessage {
   threadId: string | null;
   /** A thread reply also shown in the channel (ignored without threadId). */
   showInChannel: boolean;
+  /** CONTRACT §17's message metadata; null for none. */
+  metadata: Record<string, unknown> | null;
+  /** A user's own send through a JWT: the function applies frozen and slow mode under the lock. */
+  byUser: boolean;
 }
 
 /**
@@ -98,7 +109,8 @@ export const PENDING_MESSAGE_ID = '00000000-0000-7000-8000-000000000000';
 export type SendOutcome =
   | { outcome: 'sent'; id: string; created_at: string; first_seq: number }
   | { outcome: 'replay'; id: string }
-  | { outcome: 'not_member' | 'gone' | 'no_root' };
+  | { outcome: 'slow_mode'; retryAfterMs: number }
+  | { outcome: 'not_member' | 'gone' | 'no_root' | 'frozen' };
 
 /**
  * The one way to write to a channel. `open` resolves the channel in the workspace, applies the
@@ -119,6 +131,7 @@ export class ChannelWrites {
   async open(p: WorkspacePrincipal, channelRef: string | null, o: OpenOptions): Promise<ChannelWriteContext> {
     const ctx = await this.read(p, channelRef, o);
     if (ctx.actor) checkRole(ctx.channel, ctx.role, o.need);
+    checkFrozen(ctx, ctx.channel);
     return ctx;
   }
 
@@ -223,6 +236,7 @@ export class ChannelWrites {
       role: a_member ? a_role : undefined,
       muted: a_muted,
       replayId: replay_id,
+      userAct: o.messageAct === true && p.kind === 'user',
       message: h_id
         ? {
             id: h_id,
@@ -273,6 +287,7 @@ export class ChannelWrites {
       if (!r) throw AppError.notFound(o.missing ?? 'Channel');
       const { a_member, a_role, ...channel } = r;
       if (ctx.actor && o.need) checkRole(channel, a_member ? a_role : undefined, o.need);
+      checkFrozen(ctx, channel);
       return work(new ChannelWriteSession(m, channel, this.events));
     });
   }
@@ -384,6 +399,11 @@ function checkRole(
     throw new AppError('FORBIDDEN', 'Only a channel admin can do this');
 }
 
+/** CONTRACT §17: a user's send, edit, reaction or unsend in a frozen channel is 403 CHANNEL_FROZEN. */
+export function checkFrozen(ctx: Pick<ChannelWriteContext, 'userAct'>, channel: ChannelRow): void {
+  if (ctx.userAct && channel.frozen) throw new AppError('CHANNEL_FROZEN');
+}
+
 async function sendMessage(
   m: EntityManager,
   workspaceId: string,
@@ -396,9 +416,10 @@ async function sendMessage(
     message_id: string | null;
     created_at: string | null;
     first_seq: string | null;
+    retry_after_ms: string | null;
   }[] = await prepared(
     m,
-    `SELECT * FROM chat_send_message($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+    `SELECT * FROM chat_send_message($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
     [
       channelId,
       workspaceId,
@@ -413,6 +434,8 @@ async function sendMessage(
       msg.mentionIds,
       msg.threadId,
       msg.threadId !== null && msg.showInChannel,
+      msg.metadata === null ? null : JSON.stringify(msg.metadata),
+      msg.byUser,
       events.map(() => newId()),
       events.map((e) => e.type),
       events.map((e) => JSON.stringify(e.payload)),
@@ -431,9 +454,12 @@ async function sendMessage(
     case 'replay':
       if (!r.message_id) throw new Error('idempotency conflict without a row');
       return { outcome: 'replay', id: r.message_id };
+    case 'slow_mode':
+      return { outcome: 'slow_mode', retryAfterMs: Number(r.retry_after_ms) };
     case 'not_member':
     case 'gone':
     case 'no_root':
+    case 'frozen':
       return { outcome: r.outcome };
   }
 }

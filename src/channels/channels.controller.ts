@@ -1,13 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Auth } from '../common/auth/auth.decorator';
 import { BackendPrincipal, CurrentPrincipal, WorkspacePrincipal } from '../common/auth/principal';
 import { ExternalIdPipe } from '../users/external-id.pipe';
+import { ChannelListQuery, ChannelListQueryPipe } from './channel-list-query.pipe';
 import { ChannelsService } from './channels.service';
 import {
   CreateChannelDto,
-  ListChannelsQueryDto,
+  MAX_METADATA_FILTERS,
   MembersDto,
   RoleDto,
   UpdateChannelDto,
@@ -34,7 +35,15 @@ export class ChannelsController {
 
   @Get()
   @Auth('backend')
-  list(@CurrentPrincipal() p: BackendPrincipal, @Query() q: ListChannelsQueryDto) {
+  @ApiQuery({ name: 'member', required: false, description: 'Only channels this user (external id) belongs to.' })
+  @ApiQuery({ name: 'type', required: false, enum: ['direct', 'group'] })
+  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } })
+  @ApiQuery({ name: 'before', required: false, description: 'The next_cursor of the previous page.' })
+  @ApiOperation({
+    summary: 'List channels (newest first)',
+    description: `Filters combine: \`member\`, \`type\`, and up to ${MAX_METADATA_FILTERS} \`metadata.<key>=<value>\` parameters (channels whose metadata has that top-level key with exactly that string value), e.g. \`GET /v1/channels?metadata.team=red&type=group\`.`,
+  })
+  list(@CurrentPrincipal() p: BackendPrincipal, @Query(ChannelListQueryPipe) q: ChannelListQuery) {
     return this.channels.list(p.workspaceId, q);
   }
 

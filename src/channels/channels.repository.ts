@@ -16,13 +16,17 @@ export interface ChannelRow {
   last_message_at: Date | null;
   created_at: Date;
   updated_at: Date;
+  /** CONTRACT §17's controls and custom data. */
+  frozen: boolean;
+  slow_mode_seconds: number;
+  metadata: Record<string, unknown>;
   /** created_at as exact text, for cursors */
   created_key?: string;
 }
 
 
 export const CHANNEL_COLUMNS =
-  'c.id, c.workspace_id, c.type, c.external_id, c.name, c.avatar_url, c.created_by, c.last_message_at, c.created_at, c.updated_at';
+  'c.id, c.workspace_id, c.type, c.external_id, c.name, c.avatar_url, c.created_by, c.last_message_at, c.created_at, c.updated_at, c.frozen, c.slow_mode_seconds, c.metadata';
 
 @Injectable()
 export class ChannelsRepository {
@@ -73,13 +77,29 @@ export class ChannelsRepository {
       avatarUrl: string | null;
       createdBy: string | null;
       directPair: string | null;
+      frozen: boolean;
+      slowModeSeconds: number;
+      metadata: Record<string, unknown>;
     },
   ): Promise<boolean> {
     const rows: unknown[] = await m.query(
-      `INSERT INTO channels (id, workspace_id, type, external_id, name, avatar_url, created_by, direct_pair)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+      `INSERT INTO channels (id, workspace_id, type, external_id, name, avatar_url, created_by, direct_pair,
+                             frozen, slow_mode_seconds, metadata)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
        ON CONFLICT (workspace_id, direct_pair) DO NOTHING RETURNING id`,
-      [c.id, c.workspaceId, c.type, c.externalId, c.name, c.avatarUrl, c.createdBy, c.directPair],
+      [
+        c.id,
+        c.workspaceId,
+        c.type,
+        c.externalId,
+        c.name,
+        c.avatarUrl,
+        c.createdBy,
+        c.directPair,
+        c.frozen,
+        c.slowModeSeconds,
+        JSON.stringify(c.metadata),
+      ],
     );
     return rows.length === 1;
   }
@@ -95,17 +115,28 @@ export class ChannelsRepository {
   async update(
     m: EntityManager,
     id: string,
-    patch: { name?: string | null; avatar_url?: string | null },
+    patch: {
+      name?: string | null;
+      avatar_url?: string | null;
+      frozen?: boolean;
+      slow_mode_seconds?: number;
+      metadata?: Record<string, unknown>;
+    },
   ): Promise<void> {
     await m.query(
       `UPDATE channels SET name = CASE WHEN $2 THEN $3 ELSE name END,
-         avatar_url = CASE WHEN $4 THEN $5 ELSE avatar_url END, updated_at = now() WHERE id = $1`,
+         avatar_url = CASE WHEN $4 THEN $5 ELSE avatar_url END,
+         frozen = COALESCE($6, frozen), slow_mode_seconds = COALESCE($7, slow_mode_seconds),
+         metadata = COALESCE($8::jsonb, metadata), updated_at = now() WHERE id = $1`,
       [
         id,
         patch.name !== undefined,
         patch.name ?? null,
         patch.avatar_url !== undefined,
         patch.avatar_url ?? null,
+        patch.frozen ?? null,
+        patch.slow_mode_seconds ?? null,
+        patch.metadata === undefined ? null : JSON.stringify(patch.metadata),
       ],
     );
   }
@@ -117,7 +148,14 @@ export class ChannelsRepository {
   async list(
     m: EntityManager,
     workspaceId: string,
-    f: { memberId?: string; type?: string; limit: number; before?: { createdAt: string; id: string } },
+    f: {
+      memberId?: string;
+      type?: string;
+      /** Top-level keys whose value must be exactly this string (CONTRACT §17). */
+      metadata?: Record<string, string>;
+      limit: number;
+      before?: { createdAt: string; id: string };
+    },
   ): Promise<ChannelRow[]> {
     const params: unknown[] = [workspaceId, f.limit + 1];
     const where = ['c.workspace_id = $1'];
@@ -130,6 +168,11 @@ export class ChannelsRepository {
     if (f.type) {
       params.push(f.type);
       where.push(`c.type = $${params.length}`);
+    }
+    if (f.metadata && Object.keys(f.metadata).length) {
+      // containment on the GIN (jsonb_path_ops) index: {"key": "value"} matches a string value only
+      params.push(JSON.stringify(f.metadata));
+      where.push(`c.metadata @> $${params.length}::jsonb`);
     }
     if (f.before) {
       params.push(f.before.createdAt, f.before.id);
@@ -167,6 +210,9 @@ export class ChannelsRepository {
         created_by: r.created_by ? (creatorOf.get(r.created_by) ?? null) : null,
         created_at: isoNotNull(r.created_at),
         updated_at: isoNotNull(r.updated_at),
+        frozen: r.frozen,
+        slow_mode_seconds: r.slow_mode_seconds,
+        metadata: r.metadata,
         members: list.map((x) => ({
           external_id: x.external_id,
           role: r.type === 'direct' ? null : x.role,

@@ -14,7 +14,8 @@ import { ChannelMembership } from './channel-membership';
 import { ChannelWriteSession, ChannelWrites } from './channel-writes';
 import { PresenceReader } from './presence-reader';
 import { ChannelRow, ChannelsRepository } from './channels.repository';
-import { CreateChannelDto, ListChannelsQueryDto, UpdateChannelDto } from './dto/channel.dto';
+import type { ChannelListQuery } from './channel-list-query.pipe';
+import { CreateChannelDto, UpdateChannelDto } from './dto/channel.dto';
 
 /** CONTRACT §6: `dm_` + the first 32 hex characters of SHA-256 of the two external ids, sorted, joined by \n. */
 export function directExternalId(a: string, b: string): string {
@@ -53,6 +54,8 @@ export class ChannelsService {
       }
       if (dto.avatar_url !== undefined)
         throw AppError.validation('avatar_url', 'direct channels have no avatar');
+      if (dto.slow_mode_seconds !== undefined)
+        throw AppError.validation('slow_mode_seconds', 'direct channels have no slow mode');
     }
     return this.db.transaction(async (m) => {
       const users = await this.requireUsers(m, workspaceId, wanted, dto.created_by);
@@ -79,6 +82,9 @@ export class ChannelsService {
             avatarUrl: dto.avatar_url ?? null,
             createdBy: creator?.id ?? null,
             directPair: pair,
+            frozen: dto.frozen ?? false,
+            slowModeSeconds: dto.slow_mode_seconds ?? 0,
+            metadata: dto.metadata ?? {},
           });
           return inserted ? this.repo.byId(m, workspaceId, id) : null;
         });
@@ -113,7 +119,7 @@ export class ChannelsService {
     return this.view(this.db.manager, row);
   }
 
-  async list(workspaceId: string, q: ListChannelsQueryDto) {
+  async list(workspaceId: string, q: ChannelListQuery) {
     const limit = q.limit ?? 50;
     const cursor = q.before ? decodeCursor(q.before, ['string', 'string']) : undefined;
     let memberId: string | undefined;
@@ -125,6 +131,7 @@ export class ChannelsService {
     const rows = await this.repo.list(this.db.manager, workspaceId, {
       memberId,
       type: q.type,
+      metadata: q.metadata,
       limit,
       before: cursor ? { createdAt: String(cursor[0]), id: String(cursor[1]) } : undefined,
     });
@@ -138,11 +145,12 @@ export class ChannelsService {
 
   async update(p: WorkspacePrincipal, ref: string, dto: UpdateChannelDto): Promise<ChannelPayload> {
     const ctx = await this.writes.open(p, ref, { actor: { kind: 'caller' }, need: 'manage' });
-    if (ctx.channel.type === 'direct')
-      throw AppError.validation(
-        dto.avatar_url !== undefined ? 'avatar_url' : 'name',
-        'direct channels cannot be changed',
-      );
+    if (ctx.channel.type === 'direct') {
+      // a direct channel keeps its name and avatar and has no slow mode; frozen and metadata are the backend's
+      const fixed = (['name', 'avatar_url', 'slow_mode_seconds'] as const).find((f) => dto[f] !== undefined);
+      if (fixed) throw AppError.validation(fixed, 'direct channels cannot change this');
+      if (p.kind === 'user') throw new AppError('FORBIDDEN', 'Only the backend can change a direct channel');
+    }
     return this.writes.write(
       ctx,
       async (s) => {

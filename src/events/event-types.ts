@@ -51,6 +51,10 @@ export interface ChannelPayload {
   created_by: string | null;
   created_at: string;
   updated_at: string;
+  /** CONTRACT §17. */
+  frozen: boolean;
+  slow_mode_seconds: number;
+  metadata: Record<string, unknown>;
   members: { external_id: string; role: 'admin' | 'member' | null; joined_at: string }[];
 }
 
@@ -85,6 +89,8 @@ export interface DomainEventMap {
       type: string;
       attachment_url: string | null;
       created_at: string;
+      /** CONTRACT §17: the message's custom data ({} when none). */
+      metadata: Record<string, unknown>;
       parent_id?: string;
       quoted_message?: QuotedMessagePayload;
       mentions?: MentionRef[];
@@ -93,7 +99,9 @@ export interface DomainEventMap {
       show_in_channel?: boolean;
     };
   };
-  'message.updated': { message: { id: string; channel_id: string; channel_external_id: string; content: string; edited_at: string } };
+  'message.updated': {
+    message: { id: string; channel_id: string; channel_external_id: string; content: string; metadata: Record<string, unknown>; edited_at: string };
+  };
   'message.deleted': { message: { id: string; channel_id: string; channel_external_id: string; deleted_at: string } };
   /**
    * A thread root's counters changed (a reply, or an unsend of one): realtime `message.updated` and sync

@@ -39,6 +39,8 @@ export interface MessageView {
   type: MessageType;
   attachment_url: string | null;
   attachment: AttachmentView | null;
+  /** CONTRACT §17: custom data, {} when none (and once unsent). */
+  metadata: Record<string, unknown>;
   parent_id?: string;
   quoted_message?: QuotedMessagePayload;
   mentions?: MentionRef[];
@@ -78,6 +80,7 @@ interface MessageRow {
   type: MessageType;
   attachment_url: string | null;
   attachment: AttachmentView | null;
+  metadata: Record<string, unknown> | null;
   parent_id: string | null;
   created_at: Date;
   created_us: string;
@@ -152,7 +155,7 @@ export class MessageViews {
       `WITH src AS (${source.sql}),
        msg AS (
          SELECT msg.id, msg.workspace_id, msg.channel_id, msg.user_id, msg.content, msg.type, msg.attachment_url,
-                msg.attachment, msg.parent_id, msg.created_at, msg.edited_at, msg.deleted_at, msg.thread_id,
+                msg.attachment, msg.metadata, msg.parent_id, msg.created_at, msg.edited_at, msg.deleted_at, msg.thread_id,
                 msg.show_in_channel, src.ord, src.created_key
            FROM src JOIN messages msg ON msg.id = src.id WHERE msg.workspace_id = $1),
        cur AS MATERIALIZED (
@@ -168,7 +171,7 @@ export class MessageViews {
           GROUP BY ch.id)
        SELECT msg.id, msg.channel_id, c.external_id AS channel_external_id, msg.user_id,
               u.id AS u_id, u.external_id AS u_external_id, u.name AS u_name, u.avatar_url AS u_avatar_url,
-              msg.content, msg.type, msg.attachment_url, msg.attachment, msg.parent_id,
+              msg.content, msg.type, msg.attachment_url, msg.attachment, msg.metadata, msg.parent_id,
               msg.created_at, (extract(epoch FROM msg.created_at) * 1000000)::bigint::text AS created_us,
               msg.edited_at, msg.deleted_at, msg.created_key, msg.thread_id, msg.show_in_channel,
               t.reply_count, t.last_reply_at,
@@ -228,6 +231,7 @@ function viewOf(r: RenderedRow): MessageView {
     type: r.type,
     attachment_url: deleted ? null : r.attachment_url,
     attachment: deleted ? null : r.attachment,
+    metadata: deleted ? {} : (r.metadata ?? {}),
     ...(r.parent_id && r.p_id
       ? {
           parent_id: r.parent_id,
@@ -277,6 +281,7 @@ export interface FreshMessage {
   mentions: MentionRef[];
   thread_id: string | null;
   show_in_channel: boolean;
+  metadata: Record<string, unknown>;
   created_at: Date;
 }
 
@@ -296,6 +301,7 @@ export function freshView(f: FreshMessage): MessageView {
     type: f.type,
     attachment_url: f.attachment_url,
     attachment: f.attachment,
+    metadata: f.metadata,
     ...(f.parent_id && f.quoted_message ? { parent_id: f.parent_id, quoted_message: f.quoted_message } : {}),
     ...(f.mentions.length
       ? {

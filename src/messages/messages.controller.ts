@@ -61,7 +61,7 @@ export class MessagesController {
   @Patch('messages/:id')
   @Auth('any')
   edit(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') id: string, @Body() dto: EditMessageDto) {
-    return this.messages.edit(p, id, dto.content);
+    return this.messages.edit(p, id, dto.content, dto.metadata);
   }
 
   /** Unsend: 200 with the blanked message, also when it was already unsent. */

@@ -107,17 +107,20 @@ export class MessagesRepository {
     };
   }
 
-  async edit(m: EntityManager, id: string, content: string): Promise<void> {
-    await m.query(`UPDATE messages SET content = $2, edited_at = clock_timestamp() WHERE id = $1`, [
-      id,
-      content,
-    ]);
+  /** New content, and new metadata when given ({} clears it). */
+  async edit(m: EntityManager, id: string, content: string, metadata?: Record<string, unknown>): Promise<void> {
+    await m.query(
+      `UPDATE messages SET content = $2, edited_at = clock_timestamp(),
+              metadata = CASE WHEN $3 THEN nullif($4::jsonb, '{}'::jsonb) ELSE metadata END
+        WHERE id = $1`,
+      [id, content, metadata !== undefined, metadata === undefined ? null : JSON.stringify(metadata)],
+    );
   }
 
   /** Blanks content and attachment and stamps deleted_at. */
   async unsend(m: EntityManager, id: string): Promise<void> {
     await m.query(
-      `UPDATE messages SET content = '', attachment_url = NULL, attachment = NULL, deleted_at = clock_timestamp() WHERE id = $1`,
+      `UPDATE messages SET content = '', attachment_url = NULL, attachment = NULL, metadata = NULL, deleted_at = clock_timestamp() WHERE id = $1`,
       [id],
     );
   }

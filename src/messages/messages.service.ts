@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import {
   ChannelWriteContext,
   ChannelWrites,
+  checkFrozen,
   OutgoingEvent,
   PENDING_MESSAGE_ID,
   SendOutcome,
@@ -58,6 +59,7 @@ export class MessagesService {
       actor: system ? { kind: 'caller' } : { kind: 'acting', userExternalId: dto.user_external_id },
       need: 'member',
       idempotencyKey: dto.idempotency_key,
+      messageAct: !system,
     });
     const channel = ctx.channel;
     let sender: MessageUserView | null = null;
@@ -72,6 +74,7 @@ export class MessagesService {
 
     if (ctx.replayId)
       return { message: await this.render(this.db.manager, viewer, ctx.replayId), replayed: true };
+    checkFrozen(ctx, channel);
     if (sender && ctx.muted) throw new AppError('MUTED');
     const content = dto.content ?? '';
     this.rules.checkSize(content);
@@ -89,11 +92,17 @@ export class MessagesService {
         kind: 'send',
       });
     }
-    return this.persist(ctx, sender, { ...draft, content: verdict.content }, dto.idempotency_key ?? null, verdict);
+    return this.persist(
+      ctx,
+      sender,
+      { ...draft, content: verdict.content },
+      { idempotencyKey: dto.idempotency_key ?? null, metadata: dto.metadata, byUser: ctx.userAct },
+      verdict,
+    );
   }
 
   /** PATCH /v1/messages/:id: the author (or a backend key) within the edit window. */
-  async edit(p: WorkspacePrincipal, id: string, content: string): Promise<MessageView> {
+  async edit(p: WorkspacePrincipal, id: string, content: string, metadata?: Record<string, unknown>): Promise<MessageView> {
     const ctx = await this.writable(p, id);
     const head = ctx.message!;
     if (head.deleted_at) throw new AppError('MESSAGE_DELETED');
@@ -121,7 +130,7 @@ export class MessagesService {
         const locked = await s.lockMessage(head.id);
         if (!locked) throw AppError.notFound('Message');
         if (locked.deleted_at) throw new AppError('MESSAGE_DELETED');
-        await this.repo.edit(s.m, head.id, verdict.content);
+        await this.repo.edit(s.m, head.id, verdict.content, metadata);
         const view = await this.render(s.m, this.viewerOf(p), head.id);
         await s.append('message.updated', {
           message: {
@@ -129,6 +138,7 @@ export class MessagesService {
             channel_id: view.channel_id,
             channel_external_id: view.channel_external_id,
             content: view.content,
+            metadata: view.metadata,
             edited_at: view.edited_at!,
           },
         });
@@ -189,7 +199,12 @@ export class MessagesService {
 
   /** The message for an edit or unsend: 404 outside the workspace, 403 for non-members and non-authors. */
   private async writable(p: WorkspacePrincipal, id: string): Promise<ChannelWriteContext> {
-    const ctx = await this.writes.open(p, null, { actor: { kind: 'caller' }, need: 'member', messageId: id });
+    const ctx = await this.writes.open(p, null, {
+      actor: { kind: 'caller' },
+      need: 'member',
+      messageId: id,
+      messageAct: true,
+    });
     if (p.kind === 'user' && ctx.message!.user_id !== p.userId) throw new AppError('NOT_AUTHOR');
     return ctx;
   }
@@ -219,9 +234,10 @@ export class MessagesService {
     ctx: ChannelWriteContext,
     sender: MessageUserView | null,
     draft: Draft,
-    idempotencyKey: string | null,
+    o: { idempotencyKey: string | null; metadata: Record<string, unknown> | undefined; byUser: boolean },
     verdict: ModerationVerdict,
   ): Promise<SendResult> {
+    const metadata = o.metadata && Object.keys(o.metadata).length ? o.metadata : null;
     const { channel, workspaceId } = ctx;
     const pending = freshView({
       id: PENDING_MESSAGE_ID,
@@ -236,6 +252,7 @@ export class MessagesService {
       mentions: draft.mentions,
       thread_id: draft.threadId,
       show_in_channel: draft.showInChannel,
+      metadata: metadata ?? {},
       created_at: PENDING_TIME,
     });
     const events: OutgoingEvent[] = [
@@ -277,10 +294,12 @@ export class MessagesService {
       attachmentUrl: draft.attachmentUrl,
       attachment: draft.attachment,
       parentId: draft.parentId,
-      idempotencyKey,
+      idempotencyKey: o.idempotencyKey,
       mentionIds: draft.mentions.map((x) => x.user_id),
       threadId: draft.threadId,
       showInChannel: draft.showInChannel,
+      metadata,
+      byUser: o.byUser,
     };
     const record = verdict.record;
     const out: SendOutcome = record
@@ -302,6 +321,15 @@ export class MessagesService {
         throw new AppError('NOT_A_MEMBER');
       case 'gone':
         throw AppError.notFound('Channel');
+      case 'frozen': // frozen since the first check; the statement re-checked it under the lock
+        throw new AppError('CHANNEL_FROZEN');
+      case 'slow_mode':
+        throw new AppError(
+          'SLOW_MODE',
+          `Slow mode: wait ${Math.max(1, Math.ceil(out.retryAfterMs / 1000))} s before sending again in this channel`,
+          undefined,
+          Math.max(1, Math.ceil(out.retryAfterMs / 1000)),
+        );
       case 'no_root': // the root went (or was never a root) since the validation read it
         throw AppError.validation('thread_id', 'no such thread root in this channel');
     }
@@ -334,6 +362,7 @@ export function createdPayload(v: MessageView): DomainEventMap['message.created'
       type: v.type,
       attachment_url: v.attachment_url,
       created_at: v.created_at,
+      metadata: v.metadata,
       ...(v.parent_id && v.quoted_message
         ? { parent_id: v.parent_id, quoted_message: v.quoted_message }
         : {}),

@@ -58,6 +58,7 @@ export class ReactionsService {
       actor: { kind: 'acting', userExternalId },
       need: 'member',
       messageId,
+      messageAct: true,
     });
   }
 

@@ -119,6 +119,7 @@ describe('membership side effects', () => {
         type: 'system',
         attachment_url: null,
         created_at: h.messages[0]!.created_at,
+        metadata: {},
       });
     });
 

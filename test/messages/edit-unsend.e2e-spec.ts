@@ -27,6 +27,7 @@ describe('edit and unsend (SPEC message lifecycle; CONTRACT §7)', () => {
           channel_id: ch.id,
           channel_external_id: ch.external_id,
           content: 'first',
+          metadata: {},
           edited_at: res.body.edited_at,
         },
       });

@@ -25,6 +25,7 @@ describe('send (SPEC message lifecycle: none → live; CONTRACT §7)', () => {
       type: 'text',
       attachment_url: null,
       attachment: null,
+      metadata: {},
       // any message may start a thread (CONTRACT §15)
       reply_count: 0,
       last_reply_at: null,
@@ -50,6 +51,7 @@ describe('send (SPEC message lifecycle: none → live; CONTRACT §7)', () => {
         type: 'text',
         attachment_url: null,
         created_at: m.created_at,
+        metadata: {},
       },
     });
   });

@@ -128,6 +128,7 @@ describe('webhook event payloads', () => {
         channel_id: ch.id,
         channel_external_id: 'room',
         content: 'hello',
+        metadata: {},
         edited_at: edited.edited_at,
       },
     });

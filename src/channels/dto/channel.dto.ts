@@ -1,6 +1,7 @@
 import {
   ArrayMaxSize,
   IsArray,
+  IsBoolean,
   IsIn,
   IsOptional,
   IsString,
@@ -12,12 +13,28 @@ import {
 } from 'class-validator';
 import { Type } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
+import { IsMetadata } from '../../common/http/metadata';
+import { IsOptionalNotNull } from '../../common/http/optional';
 import { EXTERNAL_ID_PATTERN, EXTERNAL_ID_RULE } from '../../users/dto/user.dto';
+
+export const MAX_SLOW_MODE_SECONDS = 3600;
+
+/** CONTRACT §17's controls and custom data, on create and on PATCH. */
+class ChannelControlsDto {
+  /** Users cannot send, edit, react or unsend (403 CHANNEL_FROZEN); backend and system sends pass. */
+  @IsOptionalNotNull() @IsBoolean() frozen?: boolean;
+
+  /** Seconds a member waits between their own sends (groups only; admins, backend and system are exempt). */
+  @IsOptionalNotNull() @IsInt() @Min(0) @Max(MAX_SLOW_MODE_SECONDS) slow_mode_seconds?: number;
+
+  /** Custom data: a JSON object of at most 4 KiB, returned with the channel everywhere. */
+  @IsOptionalNotNull() @IsMetadata() metadata?: Record<string, unknown>;
+}
 
 export const MAX_MEMBERS_PER_REQUEST = 500;
 const CHANNEL_EXTERNAL_ID = /^[^\s/\\?#%]{1,128}$/u;
 
-export class CreateChannelDto {
+export class CreateChannelDto extends ChannelControlsDto {
   @IsIn(['direct', 'group']) type!: 'direct' | 'group';
 
   /** Required for groups; generated for direct channels when omitted. */
@@ -50,7 +67,7 @@ export class CreateChannelDto {
   member_external_ids?: string[];
 }
 
-export class UpdateChannelDto {
+export class UpdateChannelDto extends ChannelControlsDto {
   @IsOptional() @IsString() @MinLength(1) @MaxLength(200) name?: string;
 
   @IsOptional()
@@ -71,6 +88,9 @@ export class MembersDto {
 export class RoleDto {
   @IsIn(['admin', 'member']) role!: 'admin' | 'member';
 }
+
+/** At most this many `metadata.<key>=<value>` filters on the backend channel list. */
+export const MAX_METADATA_FILTERS = 3;
 
 export class ListChannelsQueryDto {
   /** Only channels this user (external id) belongs to. */

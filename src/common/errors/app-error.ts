@@ -6,6 +6,7 @@ export type ErrorCode =
   | 'NOT_A_MEMBER'
   | 'NOT_AUTHOR'
   | 'MUTED'
+  | 'CHANNEL_FROZEN'
   | 'NOT_FOUND'
   | 'LAST_ADMIN'
   | 'MESSAGE_TOO_LARGE'
@@ -17,6 +18,7 @@ export type ErrorCode =
   | 'MESSAGE_REJECTED'
   | 'MESSAGE_DELETED'
   | 'RATE_LIMITED'
+  | 'SLOW_MODE'
   | 'INTERNAL'
   | 'UNAVAILABLE';
 
@@ -32,6 +34,7 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   NOT_A_MEMBER: 'You are not a member of this channel',
   NOT_AUTHOR: 'Only the author can do this',
   MUTED: 'You are muted',
+  CHANNEL_FROZEN: 'The channel is frozen',
   NOT_FOUND: 'Not found',
   LAST_ADMIN: 'The last admin of a group cannot be demoted',
   MESSAGE_TOO_LARGE: 'The message is too large',
@@ -43,6 +46,7 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   MESSAGE_REJECTED: 'The message was rejected by moderation',
   MESSAGE_DELETED: 'The message has been deleted',
   RATE_LIMITED: 'Too many requests',
+  SLOW_MODE: 'Slow mode is on in this channel; wait before sending again',
   INTERNAL: 'Internal error',
   UNAVAILABLE: 'A dependency is unavailable, try again shortly',
 };
@@ -52,7 +56,7 @@ export class AppError extends Error {
     readonly code: ErrorCode,
     message?: string,
     readonly details?: ErrorDetail[],
-    /** Seconds, for RATE_LIMITED and UNAVAILABLE (Retry-After). */
+    /** Seconds, for RATE_LIMITED, SLOW_MODE and UNAVAILABLE (Retry-After). */
     readonly retryAfterSeconds?: number,
   ) {
     super(message ?? DEFAULT_MESSAGES[code]);
@@ -78,6 +82,7 @@ export function httpStatusOf(code: ErrorCode): number {
     case 'NOT_A_MEMBER':
     case 'NOT_AUTHOR':
     case 'MUTED':
+    case 'CHANNEL_FROZEN':
       return 403;
     case 'NOT_FOUND':
       return 404;
@@ -95,6 +100,7 @@ export function httpStatusOf(code: ErrorCode): number {
     case 'MESSAGE_DELETED':
       return 422;
     case 'RATE_LIMITED':
+    case 'SLOW_MODE':
       return 429;
     case 'INTERNAL':
       return 500;

@@ -8,6 +8,8 @@ import {
   MaxLength,
   MinLength,
 } from 'class-validator';
+import { IsMetadata } from '../../common/http/metadata';
+import { IsOptionalNotNull } from '../../common/http/optional';
 import { EXTERNAL_ID_PATTERN, EXTERNAL_ID_RULE } from '../../users/dto/user.dto';
 
 export const MAX_MENTIONS = 50;
@@ -32,6 +34,9 @@ export class SendMessageDto {
 
   /** With thread_id: also show the reply in the channel's history (default false). */
   @IsOptional() @IsBoolean() show_in_channel?: boolean;
+
+  /** Custom data returned with the message everywhere: a JSON object of at most 4 KiB. */
+  @IsOptionalNotNull() @IsMetadata() metadata?: Record<string, unknown>;
 
   /** External ids of mentioned channel members (at most 50). */
   @IsOptional()
@@ -62,4 +67,7 @@ export class BackendSendMessageDto extends SendMessageDto {
 
 export class EditMessageDto {
   @IsString() content!: string;
+
+  /** Replaces the message's metadata (a JSON object of at most 4 KiB); omitted, it is kept. */
+  @IsOptionalNotNull() @IsMetadata() metadata?: Record<string, unknown>;
 }

@@ -4,7 +4,6 @@ import {
   ArrayMinSize,
   IsArray,
   IsInt,
-  IsObject,
   IsOptional,
   IsString,
   IsUrl,
@@ -13,37 +12,19 @@ import {
   MaxLength,
   Min,
   ValidateNested,
-  ValidationArguments,
-  registerDecorator,
 } from 'class-validator';
 import { IsOptionalNotNull } from '../../common/http/optional';
+import { IsMetadata } from '../../common/http/metadata';
 
 export const EXTERNAL_ID_PATTERN = /^[^\s/\\?#%]{1,128}$/u;
 export const EXTERNAL_ID_RULE = 'must be 1-128 characters without spaces, slashes, ?, # or %';
-export const METADATA_MAX_BYTES = 4096;
-
-/** metadata: a JSON object of at most 4 KiB once serialised. */
-function MaxJsonBytes(max: number) {
-  return (object: object, propertyName: string) =>
-    registerDecorator({
-      name: 'maxJsonBytes',
-      target: object.constructor,
-      propertyName,
-      constraints: [max],
-      validator: {
-        validate: (value: unknown) => value === undefined || Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8') <= max,
-        defaultMessage: (a: ValidationArguments) => `${a.property} must be at most ${max} bytes of JSON`,
-      },
-    });
-}
-
 export class UpsertUserDto {
   @IsOptional() @IsString() @MaxLength(200) name?: string;
 
   @IsOptional() @IsString() @MaxLength(2048) @IsUrl({ require_protocol: true, protocols: ['http', 'https'] }) avatar_url?: string;
 
   /** Free-form JSON object, at most 4 KiB. */
-  @IsOptional() @IsObject() @MaxJsonBytes(METADATA_MAX_BYTES) metadata?: Record<string, unknown>;
+  @IsOptional() @IsMetadata() metadata?: Record<string, unknown>;
 }
 
 export class BatchUserDto extends UpsertUserDto {
