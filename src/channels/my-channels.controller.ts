@@ -25,7 +25,7 @@ export class MyChannelsController {
    * state (muted_until, hidden, archived). Hidden and archived channels are left out unless `include` names them.
    */
   @Get()
-  @ApiOkResponse({ type: MyChannelListDto })
+  @ApiOkResponse({ type: MyChannelListDto, description: 'A page of the caller’s channels, newest activity first' })
   list(@CurrentPrincipal() p: UserPrincipal, @Query() q: MyChannelsQueryDto) {
     const include = new Set(q.include?.split(','));
     return this.mine.list(p, q.limit ?? 50, q.before, { hidden: include.has('hidden'), archived: include.has('archived') });
@@ -37,7 +37,7 @@ export class MyChannelsController {
    * GET /v1/me/channels shows it to the caller. Other members are not affected.
    */
   @Patch(':id/state')
-  @ApiOkResponse({ type: MyChannelDto })
+  @ApiOkResponse({ type: MyChannelDto, description: 'The channel as GET /v1/me/channels shows it to the caller, with the new state' })
   @ApiBadRequestResponse({ description: 'VALIDATION_ERROR: a field of the wrong type, muted_until not a time nor "forever", an unknown field' })
   @ApiForbiddenResponse({ description: 'NOT_A_MEMBER: the caller is not a member; FORBIDDEN: a workspace key (user JWT only)' })
   @ApiNotFoundResponse({ description: 'NOT_FOUND: no such channel in the workspace' })
