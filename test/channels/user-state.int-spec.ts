@@ -1,7 +1,10 @@
+import { randomBytes } from 'crypto';
 import { DataSource } from 'typeorm';
 import { startTestApp, TestApp } from '../support/app';
-import { newWorkspace, TestUser } from '../support/fixtures';
+import { cloneDatabase } from '../support/databases';
+import { Client, newWorkspace, TestUser } from '../support/fixtures';
 import { group, send } from '../messages/helpers';
+import { closeAllSockets, connectSocket, sleep } from '../support/socket';
 
 /**
  * CONTRACT §18's "the next message from anyone else unhides it" is read from the send path's counters
@@ -55,5 +58,44 @@ describe('hiding a channel while messages are sent (PostgreSQL)', () => {
       await bo!.api.patch(`/v1/me/channels/${ch.id}/state`, { hidden: false });
     }
     expect(outcomes.has(true)).toBe(true);
+  });
+});
+
+describe('channel.state_changed with two instances (PostgreSQL + Redis)', () => {
+  let one: TestApp;
+  let two: TestApp;
+  let drop: () => Promise<void>;
+  beforeAll(async () => {
+    const db = await cloneDatabase();
+    drop = db.drop;
+    const shared = { databaseUrl: db.url, redisPrefix: `ust${Date.now().toString(36)}:` };
+    const env = { SERVICE_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
+    one = await startTestApp(env, shared);
+    two = await startTestApp(env, shared);
+  });
+  afterAll(async () => {
+    closeAllSockets();
+    await one.close();
+    await two.close().catch(() => undefined);
+    await drop();
+  });
+
+  it('a change made through one instance reaches the caller’s sockets on both, and no one else’s', async () => {
+    const ws = await newWorkspace(one);
+    const [ana, bo] = await ws.users('ana', 'bo');
+    const ch = await group(ws, 'ana', ['bo']);
+    const b1 = await connectSocket(one.baseUrl, bo!.token);
+    const b2 = await connectSocket(two.baseUrl, bo!.token);
+    const a2 = await connectSocket(two.baseUrl, ana!.token);
+    const boViaTwo = new Client(two, `Bearer ${bo!.token}`);
+    expect((await boViaTwo.patch(`/v1/me/channels/${ch.id}/state`, { hidden: true })).status).toBe(200);
+    for (const s of [b1, b2]) {
+      const env = await s.waitFor('channel.state_changed', (e) => e?.data?.channel_id === ch.id);
+      expect(env.data).toEqual({ channel_id: ch.id, muted_until: null, hidden: true, archived: false });
+      expect(env.seq).toBeUndefined();
+    }
+    await sleep(500);
+    expect(a2.events.filter((e) => e.name === 'channel.state_changed')).toEqual([]);
+    expect([b1, b2].map((s) => s.events.filter((e) => e.name === 'channel.state_changed').length)).toEqual([1, 1]);
   });
 });
