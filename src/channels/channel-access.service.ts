@@ -31,6 +31,35 @@ export class ChannelAccess {
     return { channel };
   }
 
+  /**
+   * A message of the caller's workspace for a read (404 `Message` otherwise), with the same rule: a user
+   * JWT must be a member of its channel. One round trip.
+   */
+  async openMessage(
+    p: WorkspacePrincipal,
+    messageId: string,
+    m: EntityManager = this.db.manager,
+  ): Promise<{ id: string; channel_id: string; thread_id: string | null }> {
+    if (!isUuid(messageId)) throw AppError.notFound('Message');
+    const found = await prepared<{
+      id: string;
+      channel_id: string;
+      thread_id: string | null;
+      is_member: boolean;
+    }>(
+      m,
+      `SELECT msg.id, msg.channel_id, msg.thread_id,
+              EXISTS (SELECT 1 FROM channel_members cm WHERE cm.channel_id = msg.channel_id AND cm.user_id = $3::uuid) AS is_member
+         FROM messages msg
+        WHERE msg.workspace_id = $1 AND msg.id = $2::uuid`,
+      [p.workspaceId, messageId, p.kind === 'user' ? p.userId : null],
+    );
+    const row = found[0];
+    if (!row) throw AppError.notFound('Message');
+    if (p.kind === 'user' && !row.is_member) throw new AppError('NOT_A_MEMBER');
+    return { id: row.id, channel_id: row.channel_id, thread_id: row.thread_id };
+  }
+
   private async find(
     m: EntityManager,
     workspaceId: string,

@@ -89,7 +89,7 @@ export class ChannelMembersRepository {
       `INSERT INTO channel_members (channel_id, user_id, workspace_id, role, joined_at, last_read_at, last_delivered_at, sent_count)
        SELECT $1, u.id, $2, u.role, clock_timestamp(), clock_timestamp(), clock_timestamp(),
               -- a returning member's own messages keep their numbers (see the inbox counters)
-              COALESCE((SELECT msg.sender_no FROM messages msg WHERE msg.user_id = u.id AND msg.channel_id = $1
+              COALESCE((SELECT msg.sender_no FROM messages msg WHERE msg.user_id = u.id AND msg.channel_id = $1 AND msg.sender_no IS NOT NULL
                          ORDER BY msg.created_at DESC LIMIT 1), 0)
          FROM unnest($3::uuid[], $4::text[]) WITH ORDINALITY AS u(id, role, ord)
         ORDER BY u.ord

@@ -60,6 +60,8 @@ export class ChannelMembership {
         parentId: null,
         idempotencyKey: null,
         mentionIds: [],
+        threadId: null,
+        showInChannel: false,
       },
       [
         {

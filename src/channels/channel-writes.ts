@@ -77,6 +77,10 @@ export interface OutgoingMessage {
   parentId: string | null;
   idempotencyKey: string | null;
   mentionIds: string[];
+  /** The thread's root (CONTRACT §15); null for a message of the channel itself. */
+  threadId: string | null;
+  /** A thread reply also shown in the channel (ignored without threadId). */
+  showInChannel: boolean;
 }
 
 /**
@@ -94,7 +98,7 @@ export const PENDING_MESSAGE_ID = '00000000-0000-7000-8000-000000000000';
 export type SendOutcome =
   | { outcome: 'sent'; id: string; created_at: string; first_seq: number }
   | { outcome: 'replay'; id: string }
-  | { outcome: 'not_member' | 'gone' };
+  | { outcome: 'not_member' | 'gone' | 'no_root' };
 
 /**
  * The one way to write to a channel. `open` resolves the channel in the workspace, applies the
@@ -353,9 +357,9 @@ export class ChannelWriteSession {
   }
 
   /** The message's row locked for the rest of the transaction, as it is now; null if it is gone. */
-  async lockMessage(id: string): Promise<{ deleted_at: Date | null } | null> {
-    const found: { deleted_at: Date | null }[] = await this.m.query(
-      `SELECT deleted_at FROM messages WHERE id = $1 AND channel_id = $2 FOR NO KEY UPDATE`,
+  async lockMessage(id: string): Promise<{ deleted_at: Date | null; thread_id: string | null } | null> {
+    const found: { deleted_at: Date | null; thread_id: string | null }[] = await this.m.query(
+      `SELECT deleted_at, thread_id FROM messages WHERE id = $1 AND channel_id = $2 FOR NO KEY UPDATE`,
       [id, this.channel.id],
     );
     return found[0] ?? null;
@@ -394,11 +398,10 @@ async function sendMessage(
     first_seq: string | null;
   }[] = await prepared(
     m,
-    `SELECT * FROM chat_send_message($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+    `SELECT * FROM chat_send_message($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
     [
       channelId,
       workspaceId,
-      null, // the function makes the id under the channel's lock (migration 1763690830000)
       msg.userId,
       msg.senderKey,
       msg.type,
@@ -408,6 +411,8 @@ async function sendMessage(
       msg.parentId,
       msg.idempotencyKey,
       msg.mentionIds,
+      msg.threadId,
+      msg.threadId !== null && msg.showInChannel,
       events.map(() => newId()),
       events.map((e) => e.type),
       events.map((e) => JSON.stringify(e.payload)),
@@ -428,6 +433,7 @@ async function sendMessage(
       return { outcome: 'replay', id: r.message_id };
     case 'not_member':
     case 'gone':
+    case 'no_root':
       return { outcome: r.outcome };
   }
 }

@@ -58,24 +58,26 @@ function inboxStatement(page: string): string {
   return `WITH ${page}
        SELECT page.*,
          (page.message_count
-            - COALESCE((SELECT msg.channel_no FROM messages msg WHERE msg.channel_id = page.id AND msg.created_at <= page.last_read_at
+            - COALESCE((SELECT msg.channel_no FROM messages msg WHERE msg.channel_id = page.id AND msg.show_in_channel IS NOT FALSE
+                         AND msg.created_at <= page.last_read_at
                          ORDER BY msg.created_at DESC, msg.id DESC LIMIT 1), 0)
             - (page.sent_count
                - COALESCE((SELECT msg.sender_no FROM messages msg WHERE msg.user_id = $1 AND msg.channel_id = page.id
-                             AND msg.created_at <= page.last_read_at ORDER BY msg.created_at DESC LIMIT 1), 0))
+                             AND msg.sender_no IS NOT NULL AND msg.created_at <= page.last_read_at ORDER BY msg.created_at DESC LIMIT 1), 0))
             - (SELECT count(*) FROM messages msg WHERE msg.channel_id = page.id AND msg.deleted_at IS NOT NULL
+                  AND msg.show_in_channel IS NOT FALSE
                   AND msg.created_at > page.last_read_at AND msg.user_id IS DISTINCT FROM $1 AND ${NOT_BLOCKED})
             - COALESCE((SELECT sum(
                   COALESCE((SELECT msg.sender_no FROM messages msg WHERE msg.user_id = b.blocked_id AND msg.channel_id = page.id
-                             ORDER BY msg.created_at DESC LIMIT 1), 0)
+                             AND msg.sender_no IS NOT NULL ORDER BY msg.created_at DESC LIMIT 1), 0)
                   - COALESCE((SELECT msg.sender_no FROM messages msg WHERE msg.user_id = b.blocked_id AND msg.channel_id = page.id
-                               AND msg.created_at <= page.last_read_at ORDER BY msg.created_at DESC LIMIT 1), 0))
+                               AND msg.sender_no IS NOT NULL AND msg.created_at <= page.last_read_at ORDER BY msg.created_at DESC LIMIT 1), 0))
                 FROM blocks b WHERE b.blocker_id = $1), 0)
          )::int AS unread_count,
          (SELECT count(*) FROM message_mentions mm JOIN messages msg ON msg.id = mm.message_id
            WHERE mm.user_id = $1 AND mm.channel_id = page.id AND mm.created_at > page.last_read_at
              AND msg.deleted_at IS NULL AND msg.user_id IS DISTINCT FROM $1 AND ${NOT_BLOCKED})::int AS mention_unread_count,
-         (SELECT msg.id FROM messages msg WHERE msg.channel_id = page.id AND ${NOT_BLOCKED}
+         (SELECT msg.id FROM messages msg WHERE msg.channel_id = page.id AND msg.show_in_channel IS NOT FALSE AND ${NOT_BLOCKED}
            ORDER BY msg.created_at DESC, msg.id DESC LIMIT 1) AS last_message_id
          FROM page
         ORDER BY COALESCE(page.last_message_at, page.created_at) DESC, page.id DESC`;

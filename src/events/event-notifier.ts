@@ -1,4 +1,5 @@
 import { BeforeApplicationShutdown, Injectable, OnModuleInit } from '@nestjs/common';
+import { randomUUID } from 'crypto';
 import { EventEmitter } from 'events';
 import type Redis from 'ioredis';
 import { DataSource, EntitySubscriberInterface, TransactionCommitEvent } from 'typeorm';
@@ -9,11 +10,19 @@ export const HAS_EVENTS = 'chat:hasEvents';
 /**
  * Tells log readers (realtime, webhooks, push) that a transaction with events has committed, on this
  * instance at once and on the others through Redis. Readers also poll, so a lost nudge only costs latency.
+ *
+ * Nudges to the other instances are coalesced: while one PUBLISH is in flight, further commits only mark
+ * that another is due, sent when it returns (so a nudge always follows the last commit). Under load that is
+ * one PUBLISH per Redis round trip instead of one per send; an instance ignores its own nudges.
  */
 @Injectable()
 export class EventNotifier implements EntitySubscriberInterface, OnModuleInit, BeforeApplicationShutdown {
   private readonly local = new EventEmitter();
   private sub?: Redis;
+  /** Tells this instance's nudges from the others'. */
+  private readonly origin = randomUUID();
+  private publishing = false;
+  private due = false;
 
   constructor(
     private readonly db: DataSource,
@@ -31,7 +40,9 @@ export class EventNotifier implements EntitySubscriberInterface, OnModuleInit, B
     if (this.redis.enabled) {
       this.sub = this.redis.duplicate('events-sub');
       this.sub.subscribe(this.channel).catch(() => undefined);
-      this.sub.on('message', () => this.local.emit('committed'));
+      this.sub.on('message', (_channel: string, from: string) => {
+        if (from !== this.origin) this.local.emit('committed');
+      });
     }
   }
 
@@ -50,7 +61,24 @@ export class EventNotifier implements EntitySubscriberInterface, OnModuleInit, B
   /** Events have committed outside a TypeORM transaction (a single-statement write): tell the readers. */
   committed(): void {
     this.local.emit('committed');
-    this.redis.client?.publish(this.channel, '1').catch(() => undefined);
+    if (this.redis.client) this.publish(this.redis.client);
+  }
+
+  private publish(client: Redis): void {
+    if (this.publishing) {
+      this.due = true;
+      return;
+    }
+    this.publishing = true;
+    client
+      .publish(this.channel, this.origin)
+      .catch(() => undefined)
+      .finally(() => {
+        this.publishing = false;
+        if (!this.due) return;
+        this.due = false;
+        this.publish(client);
+      });
   }
 
   onCommitted(listener: () => void): () => void {

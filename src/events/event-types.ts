@@ -24,6 +24,13 @@ export interface MentionRef {
   name: string | null;
 }
 
+/** A thread root's counters (CONTRACT §15), as every root carries them. */
+export interface ThreadCounters {
+  reply_count: number;
+  last_reply_at: string | null;
+  thread_participants: UserRef[];
+}
+
 export interface QuotedMessagePayload {
   id: string;
   user_id: string | null;
@@ -90,10 +97,18 @@ export interface DomainEventMap {
       parent_id?: string;
       quoted_message?: QuotedMessagePayload;
       mentions?: MentionRef[];
+      /** On thread replies (CONTRACT §15) only. */
+      thread_id?: string;
+      show_in_channel?: boolean;
     };
   };
   'message.updated': { message: { id: string; channel_id: string; channel_external_id: string; content: string; edited_at: string } };
   'message.deleted': { message: { id: string; channel_id: string; channel_external_id: string; deleted_at: string } };
+  /**
+   * A thread root's counters changed (a reply, or an unsend of one): realtime `message.updated` and sync
+   * only, no webhook (CONTRACT §15). A reply's event is completed by chat_send_message with the counters.
+   */
+  'thread.updated': { message: ThreadCounters & { id: string; channel_id: string; channel_external_id: string } };
   'message.reaction.added': ReactionPayload;
   'message.reaction.removed': ReactionPayload;
   'message.mentioned': {

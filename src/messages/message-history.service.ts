@@ -49,6 +49,28 @@ export class MessageHistoryService {
     return { messages: page.items.map((r) => r.view), has_more: page.has_more, next_cursor: page.next_cursor };
   }
 
+  /**
+   * GET /v1/messages/:id/replies (CONTRACT §15): the thread's replies oldest first, with the same
+   * membership rule, blocks and blanking as history. `after` pages on (next_cursor), `before` answers the
+   * replies just before a reply, still oldest first, and its next_cursor pages further back.
+   */
+  async replies(p: WorkspacePrincipal, rootId: string, q: HistoryQueryDto): Promise<HistoryPage> {
+    if (q.before !== undefined && q.after !== undefined)
+      throw AppError.validation('after', 'cannot be combined with before');
+    const bound = this.boundOf(q);
+    const root = await this.access.openMessage(p, rootId);
+    const limit = q.limit ?? DEFAULT_PAGE_SIZE;
+    const rows = await this.views.rows(
+      this.db.manager,
+      { workspaceId: p.workspaceId, userId: p.kind === 'user' ? p.userId : null },
+      this.repo.replySource(root.id, bound, limit),
+    );
+    const page = pageOf(rows, limit, (r) => [r.created_key!, r.view.id]);
+    const messages = page.items.map((r) => r.view);
+    if (bound.kind === 'before') messages.reverse();
+    return { messages, has_more: page.has_more, next_cursor: page.next_cursor };
+  }
+
   private boundOf(q: HistoryQueryDto): HistoryBound {
     if (q.before !== undefined) return { kind: 'before', ...this.cursor(q.before, 'before') };
     if (q.after !== undefined) {

@@ -22,6 +22,9 @@ export interface Draft {
   /** The parent as the reply quotes it (read with the parent check). */
   quote: QuotedMessagePayload | null;
   mentions: MentionRef[];
+  /** The thread's root (CONTRACT §15), and whether the reply is also shown in the channel. */
+  threadId: string | null;
+  showInChannel: boolean;
 }
 
 /** The content rules of a send (and an edit's size), apart from the order they run in. */
@@ -72,6 +75,22 @@ export class MessageRules {
       }
     }
 
+    let threadId: string | null = null;
+    if (dto.thread_id !== undefined) {
+      const root = isUuid(dto.thread_id) ? await this.repo.threadRoot(m, workspaceId, dto.thread_id) : null;
+      if (root === null) details.push({ field: 'thread_id', message: 'no such message' });
+      else if (root.channel_id !== channel.id)
+        details.push({ field: 'thread_id', message: 'the thread root is in another channel' });
+      else if (root.thread_id !== null)
+        details.push({
+          field: 'thread_id',
+          message: 'is a thread reply; reply to its root instead (threads do not nest)',
+        });
+      else threadId = dto.thread_id;
+    } else if (dto.show_in_channel === true) {
+      details.push({ field: 'show_in_channel', message: 'is only for thread replies (with thread_id)' });
+    }
+
     const mentions: MentionRef[] = [];
     if (dto.mentions?.length) {
       const members = new Map(
@@ -106,7 +125,17 @@ export class MessageRules {
       attachment = resolved.attachment;
       if (!system) type = resolved.type;
     }
-    return { type, content, attachmentUrl: url, attachment, parentId, quote, mentions };
+    return {
+      type,
+      content,
+      attachmentUrl: url,
+      attachment,
+      parentId,
+      quote,
+      mentions,
+      threadId,
+      showInChannel: threadId !== null && dto.show_in_channel === true,
+    };
   }
 
   /** The URL begins with the public base URL, also once normalised (no `..` escaping it). */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { isoNotNull, iso } from '../common/time';
 import { prepared } from '../infra/database/prepared';
-import type { MentionRef, QuotedMessagePayload } from '../events/event-types';
+import type { MentionRef, QuotedMessagePayload, ThreadCounters, UserRef } from '../events/event-types';
 
 /** CONTRACT §9: what a presign recorded about an uploaded file. */
 export interface AttachmentView {
@@ -42,6 +42,13 @@ export interface MessageView {
   parent_id?: string;
   quoted_message?: QuotedMessagePayload;
   mentions?: MentionRef[];
+  /** On thread replies (CONTRACT §15): the root, and whether the reply is also in the channel. */
+  thread_id?: string;
+  show_in_channel?: boolean;
+  /** On every other message (any can be a root): its thread's counters. */
+  reply_count?: number;
+  last_reply_at?: string | null;
+  thread_participants?: UserRef[];
   reactions: ReactionView[];
   receipt_status: ReceiptStatus;
   created_at: string;
@@ -82,6 +89,11 @@ interface MessageRow {
   p_content: string | null;
   p_type: string | null;
   p_deleted_at: Date | null;
+  thread_id: string | null;
+  show_in_channel: boolean | null;
+  reply_count: number | null;
+  last_reply_at: Date | null;
+  thread_participants: UserRef[] | null;
 }
 
 interface CursorRow {
@@ -140,7 +152,8 @@ export class MessageViews {
       `WITH src AS (${source.sql}),
        msg AS (
          SELECT msg.id, msg.workspace_id, msg.channel_id, msg.user_id, msg.content, msg.type, msg.attachment_url,
-                msg.attachment, msg.parent_id, msg.created_at, msg.edited_at, msg.deleted_at, src.ord, src.created_key
+                msg.attachment, msg.parent_id, msg.created_at, msg.edited_at, msg.deleted_at, msg.thread_id,
+                msg.show_in_channel, src.ord, src.created_key
            FROM src JOIN messages msg ON msg.id = src.id WHERE msg.workspace_id = $1),
        cur AS MATERIALIZED (
          SELECT ch.id AS channel_id, json_agg(json_build_array(x.kind, x.user_id, x.at_us)) AS cursors
@@ -157,7 +170,10 @@ export class MessageViews {
               u.id AS u_id, u.external_id AS u_external_id, u.name AS u_name, u.avatar_url AS u_avatar_url,
               msg.content, msg.type, msg.attachment_url, msg.attachment, msg.parent_id,
               msg.created_at, (extract(epoch FROM msg.created_at) * 1000000)::bigint::text AS created_us,
-              msg.edited_at, msg.deleted_at, msg.created_key,
+              msg.edited_at, msg.deleted_at, msg.created_key, msg.thread_id, msg.show_in_channel,
+              t.reply_count, t.last_reply_at,
+              (SELECT json_agg(json_build_object('id', tu.id, 'external_id', tu.external_id, 'name', tu.name) ORDER BY x.ord)
+                 FROM unnest(t.participants) WITH ORDINALITY AS x(id, ord) JOIN users tu ON tu.id = x.id) AS thread_participants,
               p.id AS p_id, p.user_id AS p_user_id, pu.name AS p_user_name,
               left(p.content, ${QUOTE_MAX_CODE_POINTS}) AS p_content, p.type AS p_type, p.deleted_at AS p_deleted_at,
               (SELECT json_agg(json_build_object('user_id', mm.user_id, 'external_id', mu.external_id, 'name', mu.name)
@@ -177,6 +193,7 @@ export class MessageViews {
          LEFT JOIN messages p ON p.id = msg.parent_id AND p.workspace_id = msg.workspace_id
          LEFT JOIN users pu ON pu.id = p.user_id
          LEFT JOIN cur ON cur.channel_id = msg.channel_id
+         LEFT JOIN message_threads t ON t.root_id = msg.id
         ORDER BY msg.ord`,
       [viewer.workspaceId, viewer.userId, ...source.params],
     );
@@ -227,6 +244,17 @@ function viewOf(r: RenderedRow): MessageView {
     ...(mentioned.length
       ? { mentions: mentioned.map((x) => ({ user_id: x.user_id, external_id: x.external_id, name: x.name })) }
       : {}),
+    ...threadFields(
+      r.thread_id,
+      r.show_in_channel === true,
+      r.thread_id
+        ? null
+        : {
+            reply_count: r.reply_count ?? 0,
+            last_reply_at: iso(r.last_reply_at),
+            thread_participants: (r.thread_participants ?? []).map((u) => ({ id: u.id, external_id: u.external_id, name: u.name })),
+          },
+    ),
     reactions: (r.reactions ?? []).map((x) => ({ emoji: x.emoji, count: x.count, reacted_by_me: x.reacted_by_me })),
     receipt_status: receiptStatus(r, groupBy(cursors, (x) => `${x.channel_id}:${x.kind}`), readReceipts),
     created_at: isoNotNull(r.created_at),
@@ -247,6 +275,8 @@ export interface FreshMessage {
   parent_id: string | null;
   quoted_message: QuotedMessagePayload | null;
   mentions: MentionRef[];
+  thread_id: string | null;
+  show_in_channel: boolean;
   created_at: Date;
 }
 
@@ -272,12 +302,28 @@ export function freshView(f: FreshMessage): MessageView {
           mentions: f.mentions.map((x) => ({ user_id: x.user_id, external_id: x.external_id, name: x.name })),
         }
       : {}),
+    ...threadFields(f.thread_id, f.show_in_channel, NO_REPLIES),
     reactions: [],
     receipt_status: 'sent',
     created_at: isoNotNull(f.created_at),
     edited_at: null,
     deleted_at: null,
   };
+}
+
+const NO_REPLIES: ThreadCounters = { reply_count: 0, last_reply_at: null, thread_participants: [] };
+
+/** A reply's thread fields, or a (possible) root's counters: CONTRACT §15. */
+function threadFields(
+  threadId: string | null,
+  showInChannel: boolean,
+  counters: ThreadCounters | null,
+): Pick<
+  MessageView,
+  'thread_id' | 'show_in_channel' | 'reply_count' | 'last_reply_at' | 'thread_participants'
+> {
+  if (threadId) return { thread_id: threadId, show_in_channel: showInChannel };
+  return { ...(counters ?? NO_REPLIES) };
 }
 
 function receiptStatus(

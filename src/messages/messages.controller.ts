@@ -51,6 +51,13 @@ export class MessagesController {
     return this.history.page(p, channelRef, q);
   }
 
+  /** A thread's replies, oldest first (CONTRACT §15). */
+  @Get('messages/:id/replies')
+  @Auth('any')
+  replies(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') id: string, @Query() q: HistoryQueryDto) {
+    return this.history.replies(p, id, q);
+  }
+
   @Patch('messages/:id')
   @Auth('any')
   edit(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') id: string, @Body() dto: EditMessageDto) {

@@ -1,7 +1,8 @@
 import type { Instant } from '../common/rfc3339';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import type { QuotedMessagePayload } from '../events/event-types';
+import type { QuotedMessagePayload, ThreadCounters } from '../events/event-types';
+import { iso } from '../common/time';
 import { exactTime } from '../infra/database/sql';
 import { QUOTE_MAX_CODE_POINTS } from './message-view.service';
 import type { MessageSource } from './message-view.service';
@@ -60,6 +61,52 @@ export class MessagesRepository {
     };
   }
 
+  /** A message of this workspace named as a thread root: its channel and whether it is itself a reply. */
+  async threadRoot(
+    m: EntityManager,
+    workspaceId: string,
+    id: string,
+  ): Promise<{ channel_id: string; thread_id: string | null } | null> {
+    const rows: { channel_id: string; thread_id: string | null }[] = await m.query(
+      `SELECT channel_id, thread_id FROM messages WHERE workspace_id = $1 AND id = $2`,
+      [workspaceId, id],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * A reply of this root was unsent (in the channel's write session): one live reply fewer, and the last
+   * reply is the newest live one (or none). Participants stay: they are the authors who replied.
+   */
+  async replyUnsent(m: EntityManager, rootId: string): Promise<ThreadCounters | null> {
+    const rows: {
+      reply_count: number;
+      last_reply_at: Date | null;
+      thread_participants: ThreadCounters['thread_participants'] | null;
+    }[] = await m.query(
+      // wrapped in a CTE: TypeORM answers a bare UPDATE … RETURNING with [rows, rowCount], not rows
+      `WITH t AS (
+           UPDATE message_threads t
+              SET reply_count = greatest(t.reply_count - 1, 0),
+                  last_reply_at = (SELECT r.created_at FROM messages r WHERE r.thread_id = t.root_id AND r.deleted_at IS NULL
+                                    ORDER BY r.created_at DESC, r.id DESC LIMIT 1)
+            WHERE t.root_id = $1
+           RETURNING t.reply_count, t.last_reply_at, t.participants)
+         SELECT t.reply_count, t.last_reply_at,
+                (SELECT json_agg(json_build_object('id', u.id, 'external_id', u.external_id, 'name', u.name) ORDER BY x.ord)
+                   FROM unnest(t.participants) WITH ORDINALITY AS x(id, ord) JOIN users u ON u.id = x.id) AS thread_participants
+           FROM t`,
+      [rootId],
+    );
+    const r = rows[0];
+    if (!r) return null;
+    return {
+      reply_count: r.reply_count,
+      last_reply_at: iso(r.last_reply_at),
+      thread_participants: r.thread_participants ?? [],
+    };
+  }
+
   async edit(m: EntityManager, id: string, content: string): Promise<void> {
     await m.query(`UPDATE messages SET content = $2, edited_at = clock_timestamp() WHERE id = $1`, [
       id,
@@ -81,43 +128,81 @@ export class MessagesRepository {
    * Messages of users the viewer ($2 of the rendering statement) blocks are left out.
    */
   pageSource(channelId: string, bound: HistoryBound, limit: number): MessageSource {
-    // $1 (workspace) and $2 (viewer) belong to the rendering statement; ours start at $3
-    const params: unknown[] = [channelId, limit + 1];
     // the channel was found in the workspace; the rendering statement checks the workspace of every row
     // again, and a workspace condition here would steer the planner off the (channel_id, created_at) index
-    const where = [
-      'msg.channel_id = $3',
-      'NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = $2::uuid AND b.blocked_id = msg.user_id)',
-    ];
-    const arg = (v: unknown) => `$${params.push(v) + 2}`;
-    let order = 'DESC';
-    switch (bound.kind) {
-      case 'newest':
-        break;
-      case 'before':
-        where.push(`(msg.created_at, msg.id) < (${arg(bound.createdKey)}::timestamptz, ${arg(bound.id)}::uuid)`);
-        break;
-      case 'after':
-        where.push(`(msg.created_at, msg.id) > (${arg(bound.createdKey)}::timestamptz, ${arg(bound.id)}::uuid)`);
-        order = 'ASC';
-        break;
-      case 'after-time':
-        // CONTRACT §21: later than the time as shown, at millisecond precision. A message whose created_at
-        // prints as that millisecond is left out (created_at keeps microseconds), so the bound is the next
-        // millisecond; a plain range on created_at keeps the (channel_id, created_at) index scan.
-        where.push(`msg.created_at >= (${arg(toMillisecond(bound.time))}::timestamptz + interval '1 millisecond')`);
-        order = 'ASC';
-        break;
-    }
-    return {
-      sql: `SELECT msg.id, row_number() OVER (ORDER BY msg.created_at ${order}, msg.id ${order}) AS ord, ${exactTime('msg.created_at')} AS created_key
-              FROM (SELECT msg.id, msg.created_at FROM messages msg
-                     WHERE ${where.join(' AND ')}
-                     ORDER BY msg.created_at ${order}, msg.id ${order}
-                     LIMIT $4) msg`,
-      params,
-    };
+    return keysetSource(
+      [
+        'msg.channel_id = $3',
+        'msg.show_in_channel IS NOT FALSE', // thread-only replies are not in the channel (messages_channel_time's predicate)
+      ],
+      [channelId],
+      bound,
+      limit,
+      'DESC',
+    );
   }
+
+  /**
+   * One page of a thread's replies (CONTRACT §15), through `messages_thread`: oldest first from the start
+   * of the thread, `after` a reply onwards, or the replies just `before` one (newest first here; the
+   * service shows them oldest first). Blocked authors are left out like in history.
+   */
+  replySource(rootId: string, bound: HistoryBound, limit: number): MessageSource {
+    return keysetSource(['msg.thread_id = $3'], [rootId], bound, limit, 'ASC');
+  }
+}
+
+/**
+ * limit + 1 rows of a keyset over (created_at, id) as a source for MessageViews.rows; `$1` (workspace)
+ * and `$2` (viewer) belong to the rendering statement, so the scope's parameters start at $3. Without a
+ * bound the page starts at the `start` end; `before` reads newest first, the `after` forms oldest first.
+ */
+function keysetSource(
+  scope: string[],
+  scopeParams: unknown[],
+  bound: HistoryBound,
+  limit: number,
+  start: 'ASC' | 'DESC',
+): MessageSource {
+  const params: unknown[] = [...scopeParams];
+  const arg = (v: unknown) => `$${params.push(v) + 2}`;
+  const where = [
+    ...scope,
+    'NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = $2::uuid AND b.blocked_id = msg.user_id)',
+  ];
+  let order = start;
+  switch (bound.kind) {
+    case 'newest':
+      break;
+    case 'before':
+      where.push(
+        `(msg.created_at, msg.id) < (${arg(bound.createdKey)}::timestamptz, ${arg(bound.id)}::uuid)`,
+      );
+      order = 'DESC';
+      break;
+    case 'after':
+      where.push(
+        `(msg.created_at, msg.id) > (${arg(bound.createdKey)}::timestamptz, ${arg(bound.id)}::uuid)`,
+      );
+      order = 'ASC';
+      break;
+    case 'after-time':
+      // CONTRACT §21: later than the time as shown, at millisecond precision. A message whose created_at
+      // prints as that millisecond is left out (created_at keeps microseconds), so the bound is the next
+      // millisecond; a plain range on created_at keeps the index scan.
+      where.push(`msg.created_at >= (${arg(toMillisecond(bound.time))}::timestamptz + interval '1 millisecond')`);
+      order = 'ASC';
+      break;
+  }
+  const take = arg(limit + 1);
+  return {
+    sql: `SELECT msg.id, row_number() OVER (ORDER BY msg.created_at ${order}, msg.id ${order}) AS ord, ${exactTime('msg.created_at')} AS created_key
+            FROM (SELECT msg.id, msg.created_at FROM messages msg
+                   WHERE ${where.join(' AND ')}
+                   ORDER BY msg.created_at ${order}, msg.id ${order}
+                   LIMIT ${take}) msg`,
+    params,
+  };
 }
 
 /** The instant cut to its millisecond (`…T10:00:00.123456Z` → `…T10:00:00.123Z`), as the API prints times. */

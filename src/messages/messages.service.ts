@@ -163,6 +163,19 @@ export class MessagesService {
               deleted_at: view.deleted_at!,
             },
           });
+          if (locked.thread_id) {
+            const counters = await this.repo.replyUnsent(s.m, locked.thread_id);
+            if (counters) {
+              await s.append('thread.updated', {
+                message: {
+                  id: locked.thread_id,
+                  channel_id: view.channel_id,
+                  channel_external_id: view.channel_external_id,
+                  ...counters,
+                },
+              });
+            }
+          }
         }
         return view;
       },
@@ -221,6 +234,8 @@ export class MessagesService {
       parent_id: draft.parentId,
       quoted_message: draft.quote,
       mentions: draft.mentions,
+      thread_id: draft.threadId,
+      show_in_channel: draft.showInChannel,
       created_at: PENDING_TIME,
     });
     const events: OutgoingEvent[] = [
@@ -238,6 +253,22 @@ export class MessagesService {
         },
       } satisfies OutgoingEvent<'message.mentioned'>);
     }
+    if (draft.threadId) {
+      // the root's new counters: chat_send_message fills them in under the lock
+      events.push({
+        type: 'thread.updated',
+        payload: {
+          message: {
+            id: draft.threadId,
+            channel_id: channel.id,
+            channel_external_id: channel.external_id,
+            reply_count: 0,
+            last_reply_at: null,
+            thread_participants: [],
+          },
+        },
+      } satisfies OutgoingEvent<'thread.updated'>);
+    }
     const message = {
       userId: sender?.id ?? null,
       senderKey: sender?.id ?? 'system',
@@ -248,6 +279,8 @@ export class MessagesService {
       parentId: draft.parentId,
       idempotencyKey,
       mentionIds: draft.mentions.map((x) => x.user_id),
+      threadId: draft.threadId,
+      showInChannel: draft.showInChannel,
     };
     const record = verdict.record;
     const out: SendOutcome = record
@@ -269,6 +302,8 @@ export class MessagesService {
         throw new AppError('NOT_A_MEMBER');
       case 'gone':
         throw AppError.notFound('Channel');
+      case 'no_root': // the root went (or was never a root) since the validation read it
+        throw AppError.validation('thread_id', 'no such thread root in this channel');
     }
   }
 
@@ -303,6 +338,7 @@ export function createdPayload(v: MessageView): DomainEventMap['message.created'
         ? { parent_id: v.parent_id, quoted_message: v.quoted_message }
         : {}),
       ...(v.mentions?.length ? { mentions: v.mentions } : {}),
+      ...(v.thread_id ? { thread_id: v.thread_id, show_in_channel: v.show_in_channel === true } : {}),
     },
   };
 }

@@ -48,7 +48,7 @@ export class EnvelopeBuilder {
         data = view;
         break;
       }
-      case 'message.updated':
+      case 'message.updated': // an edit, or (from thread.updated) a root's counters
       case 'message.deleted':
         data = p.message;
         break;

@@ -18,7 +18,13 @@ type Payload<K extends DomainEventType> = DomainEventMap[K];
 /** The server → client event map (CONTRACT §11). The gateway and the publisher can only emit these. */
 export interface ServerToClientEvents {
   'message.new': (e: Envelope<'message.new', MessageView>) => void;
-  'message.updated': (e: Envelope<'message.updated', Payload<'message.updated'>['message']>) => void;
+  /** An edit, or a thread root's new counters (`reply_count`, `last_reply_at`, `thread_participants`). */
+  'message.updated': (
+    e: Envelope<
+      'message.updated',
+      Payload<'message.updated'>['message'] | Payload<'thread.updated'>['message']
+    >,
+  ) => void;
   'message.deleted': (e: Envelope<'message.deleted', Payload<'message.deleted'>['message']>) => void;
   'message.mentioned': (e: Envelope<'message.mentioned', Payload<'message.mentioned'>>) => void;
   'reaction.add': (e: Envelope<'reaction.add', Payload<'message.reaction.added'>['reaction']>) => void;
@@ -96,6 +102,7 @@ export type AppSocket = Socket<ClientToServerEvents, ServerToClientEvents, Inter
 export const REALTIME_NAME: Partial<Record<DomainEventType, ServerEventName>> = {
   'message.created': 'message.new',
   'message.updated': 'message.updated',
+  'thread.updated': 'message.updated',
   'message.deleted': 'message.deleted',
   'message.mentioned': 'message.mentioned',
   'message.reaction.added': 'reaction.add',

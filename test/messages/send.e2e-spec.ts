@@ -25,6 +25,10 @@ describe('send (SPEC message lifecycle: none → live; CONTRACT §7)', () => {
       type: 'text',
       attachment_url: null,
       attachment: null,
+      // any message may start a thread (CONTRACT §15)
+      reply_count: 0,
+      last_reply_at: null,
+      thread_participants: [],
       reactions: [],
       receipt_status: 'sent',
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),

@@ -53,20 +53,29 @@ redis.call('PEXPIRE', key, window)
 return {1, 0}
 `;
 
-/** Redis implementation, shared by every instance. */
+type SlidingWindowClient = {
+  chatSlidingWindow(key: string, now: number, windowMs: number, limit: number, member: string): Promise<[number, number]>;
+};
+
+/**
+ * Redis implementation, shared by every instance. The script is defined once on the connection, so
+ * each hit sends its SHA (EVALSHA), not its text; ioredis loads it again if Redis lost it (NOSCRIPT).
+ */
 export class RedisRateLimiter extends RateLimiter {
   private seq = 0;
+  private readonly client: SlidingWindowClient;
 
   constructor(private readonly redis: RedisService) {
     super();
+    redis.client!.defineCommand('chatSlidingWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW_LUA });
+    this.client = redis.client as unknown as SlidingWindowClient;
   }
 
   async hit(key: string, limit: number, windowMs: number): Promise<RateDecision> {
-    const client = this.redis.client!;
     const now = Date.now();
     const member = `${now}:${process.pid}:${++this.seq}:${Math.random().toString(36).slice(2, 8)}`;
     try {
-      const [ok, wait] = (await client.eval(SLIDING_WINDOW_LUA, 1, `${this.redis.prefix}rl:${key}`, now, windowMs, limit, member)) as [number, number];
+      const [ok, wait] = await this.client.chatSlidingWindow(`${this.redis.prefix}rl:${key}`, now, windowMs, limit, member);
       return { allowed: ok === 1, retryAfterMs: Math.max(0, wait) };
     } catch {
       throw new AppError('UNAVAILABLE', 'The rate limiter is unavailable', undefined, 2);

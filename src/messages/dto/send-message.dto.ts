@@ -27,6 +27,12 @@ export class SendMessageDto {
   /** Id of the quoted message (same channel). */
   @IsOptional() @IsString() @MaxLength(64) parent_id?: string;
 
+  /** Makes the message a reply in the thread of this root (same channel, not itself a reply). */
+  @IsOptional() @IsString() @MaxLength(64) thread_id?: string;
+
+  /** With thread_id: also show the reply in the channel's history (default false). */
+  @IsOptional() @IsBoolean() show_in_channel?: boolean;
+
   /** External ids of mentioned channel members (at most 50). */
   @IsOptional()
   @IsArray()
