@@ -19,8 +19,8 @@ export const MUTED_NOW = `(cm.muted_until > now())`;
 
 /**
  * Hidden until someone else sends: `message_count - sent_count` counts the channel's messages from others
- * (the send path advances both under the channel's lock), `hidden_others` is that count when the member
- * hid it. Messages of users the member blocks do not unhide it: when others have sent, those users'
+ * (the send path advances both under the channel's lock; thread-only replies take no part in them, so
+ * they do not unhide a channel), `hidden_others` is that count when the member hid it. Messages of users the member blocks do not unhide it: when others have sent, those users'
  * messages since `hidden_at` are counted like the inbox counts them (two index probes per blocked user),
  * and only for a hidden channel of a member who blocks someone. The branches run in order, so a channel
  * that is not hidden costs nothing.
@@ -32,8 +32,8 @@ export const HIDDEN_NOW = `(CASE
   ELSE c.message_count - cm.sent_count - cm.hidden_others <= (
     SELECT COALESCE(sum(
         COALESCE((SELECT msg.sender_no FROM messages msg WHERE msg.user_id = b.blocked_id AND msg.channel_id = c.id
-                   ORDER BY msg.created_at DESC LIMIT 1), 0)
+                   AND msg.sender_no IS NOT NULL ORDER BY msg.created_at DESC LIMIT 1), 0)
       - COALESCE((SELECT msg.sender_no FROM messages msg WHERE msg.user_id = b.blocked_id AND msg.channel_id = c.id
-                   AND msg.created_at <= cm.hidden_at ORDER BY msg.created_at DESC LIMIT 1), 0)), 0)
+                   AND msg.sender_no IS NOT NULL AND msg.created_at <= cm.hidden_at ORDER BY msg.created_at DESC LIMIT 1), 0)), 0)
       FROM blocks b WHERE b.blocker_id = cm.user_id)
 END)`;
