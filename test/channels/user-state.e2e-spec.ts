@@ -128,6 +128,19 @@ describe('per-user channel state (PATCH /v1/me/channels/:id/state)', () => {
     expect(await stateOf(cy)).toEqual(plain);
   });
 
+  it('thread-only replies (not in the channel) leave a hidden channel hidden, also from a blocked user', async () => {
+    const root = await send(ana, ch.id, 'root');
+    expect((await bo.api.post('/v1/me/blocks', { external_id: 'cy' })).status).toBe(201);
+    await send(cy, ch.id, 'before the hide');
+    await setState(bo, { hidden: true });
+    await send(ana, ch.id, { content: 'in the thread only', thread_id: root.id });
+    await send(cy, ch.id, 'blocked, in the channel');
+    await send(cy, ch.id, { content: 'blocked, in the thread only', thread_id: root.id });
+    expect((await stateOf(bo)).hidden).toBe(true);
+    await send(ana, ch.id, { content: 'also in the channel', thread_id: root.id, show_in_channel: true });
+    expect((await stateOf(bo)).hidden).toBe(false);
+  });
+
   it('archived: stays out after new messages until set false; include names what comes back', async () => {
     await setState(bo, { archived: true });
     await send(ana, ch.id, 'news 1');
