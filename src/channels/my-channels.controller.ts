@@ -1,10 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Auth } from '../common/auth/auth.decorator';
 import { CurrentPrincipal, UserPrincipal } from '../common/auth/principal';
-import { ListQueryDto } from '../common/http/list-query.dto';
 import { ExternalIdPipe } from '../users/external-id.pipe';
+import { ChannelStateService } from './channel-state.service';
 import { ChannelsService } from './channels.service';
+import { ChannelStateDto, MyChannelDto, MyChannelListDto, MyChannelsQueryDto } from './dto/channel-state.dto';
 import { MembersDto, RoleDto, UpdateChannelDto } from './dto/channel.dto';
 import { MyChannelsService } from './my-channels.service';
 
@@ -16,12 +17,32 @@ export class MyChannelsController {
   constructor(
     private readonly channels: ChannelsService,
     private readonly mine: MyChannelsService,
+    private readonly state: ChannelStateService,
   ) {}
 
-  /** The caller's channels, by last activity, with unread counts and the last message. */
+  /**
+   * The caller's channels, by last activity, with unread counts, the last message and the caller's own
+   * state (muted_until, hidden, archived). Hidden and archived channels are left out unless `include` names them.
+   */
   @Get()
-  list(@CurrentPrincipal() p: UserPrincipal, @Query() q: ListQueryDto) {
-    return this.mine.list(p, q.limit ?? 50, q.before);
+  @ApiOkResponse({ type: MyChannelListDto, description: 'A page of the caller’s channels, newest activity first' })
+  list(@CurrentPrincipal() p: UserPrincipal, @Query() q: MyChannelsQueryDto) {
+    const include = new Set(q.include?.split(','));
+    return this.mine.list(p, q.limit ?? 50, q.before, { hidden: include.has('hidden'), archived: include.has('archived') });
+  }
+
+  /**
+   * The caller's own state of the channel (CONTRACT §18): mute push until a time or "forever", hide it
+   * until someone else sends, archive it. Only the fields present change; answers the channel as
+   * GET /v1/me/channels shows it to the caller. Other members are not affected.
+   */
+  @Patch(':id/state')
+  @ApiOkResponse({ type: MyChannelDto, description: 'The channel as GET /v1/me/channels shows it to the caller, with the new state' })
+  @ApiBadRequestResponse({ description: 'VALIDATION_ERROR: a field of the wrong type, muted_until not a time nor "forever", an unknown field' })
+  @ApiForbiddenResponse({ description: 'NOT_A_MEMBER: the caller is not a member; FORBIDDEN: a workspace key (user JWT only)' })
+  @ApiNotFoundResponse({ description: 'NOT_FOUND: no such channel in the workspace' })
+  setState(@CurrentPrincipal() p: UserPrincipal, @Param('id') id: string, @Body() dto: ChannelStateDto) {
+    return this.state.set(p, id, dto);
   }
 
   /** Admin only. */

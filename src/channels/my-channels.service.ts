@@ -6,7 +6,8 @@ import { exactTime } from '../infra/database/sql';
 import { prepared } from '../infra/database/prepared';
 import { iso } from '../common/time';
 import { MessageViews } from '../messages/message-view.service';
-import { ChannelRow, ChannelsRepository } from './channels.repository';
+import { HIDDEN_NOW, MUTED_UNTIL_SHOWN } from './channel-state.sql';
+import { CHANNEL_COLUMNS, ChannelRow, ChannelsRepository } from './channels.repository';
 
 interface MyChannelRow extends ChannelRow {
   my_role: 'admin' | 'member' | null;
@@ -15,41 +16,45 @@ interface MyChannelRow extends ChannelRow {
   unread_count: number;
   mention_unread_count: number;
   last_message_id: string | null;
+  muted_until: string | null;
+  hidden: boolean;
+  archived: boolean;
+}
+
+/** Which channels the inbox lists beside the visible ones (`?include=hidden,archived`, CONTRACT §18). */
+export interface InboxInclude {
+  hidden: boolean;
+  archived: boolean;
 }
 
 /** Messages of users the reader blocks are left out of every count and of `last_message`. */
 const NOT_BLOCKED = 'NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = $1 AND b.blocked_id = msg.user_id)';
 
-/**
- * GET /v1/me/channels in one statement for the page of channels with their counts, then the last
- * messages and the channel objects. Unread counts cost a few index probes per channel, whatever is
- * unread (the counters of chat_send_message): the messages after the read cursor are the channel's
- * `message_count` minus the `channel_no` at the cursor, less the reader's own (from `sent_count` and
- * `sender_no` the same way), less unsent ones (a partial index holds only those) and, for a reader who
- * blocks someone, that user's (the same probes per blocked user). Mentions are counted from the
- * reader's own mention rows after the cursor.
- */
-@Injectable()
-export class MyChannelsService {
-  constructor(
-    private readonly db: DataSource,
-    private readonly channels: ChannelsRepository,
-    private readonly messages: MessageViews,
-  ) {}
+const MEMBER_CHANNEL_COLUMNS = `${CHANNEL_COLUMNS}, c.message_count, cm.role AS my_role, cm.last_read_at, cm.sent_count,
+  ${exactTime('COALESCE(c.last_message_at, c.created_at)')} AS activity_key,
+  ${MUTED_UNTIL_SHOWN} AS muted_until, ${HIDDEN_NOW} AS hidden, cm.archived`;
 
-  async list(p: UserPrincipal, limit: number, before?: string) {
-    const cursor = before ? decodeCursor(before, ['string', 'string']) : undefined;
-    const rows = await prepared<MyChannelRow>(
-      this.db.manager,
-      `WITH page AS (
-         SELECT c.id, c.workspace_id, c.type, c.external_id, c.name, c.avatar_url, c.created_by, c.last_message_at,
-                c.created_at, c.updated_at, c.message_count, cm.role AS my_role, cm.last_read_at, cm.sent_count,
-                ${exactTime('COALESCE(c.last_message_at, c.created_at)')} AS activity_key
-           FROM channel_members cm JOIN channels c ON c.id = cm.channel_id
-          WHERE cm.user_id = $1
-            AND ($3::timestamptz IS NULL OR (COALESCE(c.last_message_at, c.created_at), c.id) < ($3::timestamptz, $4::uuid))
-          ORDER BY COALESCE(c.last_message_at, c.created_at) DESC, c.id DESC
-          LIMIT $2)
+/**
+ * The inbox statement over `page`, the reader's ($1) channels to show: the page of the list
+ * ($2 = limit + 1, $3/$4 the cursor, $5/$6 whether hidden/archived ones are included), or one channel ($2).
+ */
+const PAGE_OF_LIST = `page AS (
+  SELECT * FROM (
+    SELECT ${MEMBER_CHANNEL_COLUMNS}
+      FROM channel_members cm JOIN channels c ON c.id = cm.channel_id
+     WHERE cm.user_id = $1
+       AND ($3::timestamptz IS NULL OR (COALESCE(c.last_message_at, c.created_at), c.id) < ($3::timestamptz, $4::uuid))) mine
+   WHERE ($5::boolean OR NOT mine.hidden) AND ($6::boolean OR NOT mine.archived)
+   ORDER BY COALESCE(mine.last_message_at, mine.created_at) DESC, mine.id DESC
+   LIMIT $2)`;
+
+const PAGE_OF_ONE = `page AS (
+  SELECT ${MEMBER_CHANNEL_COLUMNS}
+    FROM channel_members cm JOIN channels c ON c.id = cm.channel_id
+   WHERE cm.user_id = $1 AND cm.channel_id = $2)`;
+
+function inboxStatement(page: string): string {
+  return `WITH ${page}
        SELECT page.*,
          (page.message_count
             - COALESCE((SELECT msg.channel_no FROM messages msg WHERE msg.channel_id = page.id AND msg.show_in_channel IS NOT FALSE
@@ -74,30 +79,70 @@ export class MyChannelsService {
          (SELECT msg.id FROM messages msg WHERE msg.channel_id = page.id AND msg.show_in_channel IS NOT FALSE AND ${NOT_BLOCKED}
            ORDER BY msg.created_at DESC, msg.id DESC LIMIT 1) AS last_message_id
          FROM page
-        ORDER BY COALESCE(page.last_message_at, page.created_at) DESC, page.id DESC`,
-      [p.userId, limit + 1, cursor?.[0] ?? null, cursor?.[1] ?? null],
-    );
+        ORDER BY COALESCE(page.last_message_at, page.created_at) DESC, page.id DESC`;
+}
+
+const LIST_STATEMENT = inboxStatement(PAGE_OF_LIST);
+const ONE_STATEMENT = inboxStatement(PAGE_OF_ONE);
+
+/**
+ * GET /v1/me/channels in one statement for the page of channels with their counts, then the last
+ * messages and the channel objects. Unread counts cost a few index probes per channel, whatever is
+ * unread (the counters of chat_send_message): the messages after the read cursor are the channel's
+ * `message_count` minus the `channel_no` at the cursor, less the reader's own (from `sent_count` and
+ * `sender_no` the same way), less unsent ones (a partial index holds only those) and, for a reader who
+ * blocks someone, that user's (the same probes per blocked user). Mentions are counted from the
+ * reader's own mention rows after the cursor. Hidden and archived channels (CONTRACT §18) are left out
+ * unless asked for; every channel carries the reader's `muted_until`, `hidden` and `archived`.
+ */
+@Injectable()
+export class MyChannelsService {
+  constructor(
+    private readonly db: DataSource,
+    private readonly channels: ChannelsRepository,
+    private readonly messages: MessageViews,
+  ) {}
+
+  async list(p: UserPrincipal, limit: number, before?: string, include: InboxInclude = { hidden: false, archived: false }) {
+    const cursor = before ? decodeCursor(before, ['string', 'string']) : undefined;
+    const rows = await prepared<MyChannelRow>(this.db.manager, LIST_STATEMENT, [
+      p.userId,
+      limit + 1,
+      cursor?.[0] ?? null,
+      cursor?.[1] ?? null,
+      include.hidden,
+      include.archived,
+    ]);
     const page = pageOf(rows, limit, (r) => [r.activity_key, r.id]);
-    const lastIds = page.items.map((c) => c.last_message_id).filter((x): x is string => !!x);
+    return { channels: await this.views(p, page.items), has_more: page.has_more, next_cursor: page.next_cursor };
+  }
+
+  /** One channel as the inbox shows it to the reader (hidden or archived too); null when not a member. */
+  async one(p: UserPrincipal, channelId: string) {
+    const rows = await prepared<MyChannelRow>(this.db.manager, ONE_STATEMENT, [p.userId, channelId]);
+    return (await this.views(p, rows))[0] ?? null;
+  }
+
+  private async views(p: UserPrincipal, rows: MyChannelRow[]) {
+    const lastIds = rows.map((c) => c.last_message_id).filter((x): x is string => !!x);
     const lastMessages = lastIds.length
       ? await this.messages.render(this.db.manager, { workspaceId: p.workspaceId, userId: p.userId }, lastIds)
       : [];
     const lastById = new Map(lastMessages.map((msg) => [msg.id, msg]));
-    const views = await this.channels.views(this.db.manager, page.items);
-    return {
-      channels: views.map((v, i) => {
-        const row = page.items[i]!;
-        return {
-          ...v,
-          role: row.type === 'direct' ? null : row.my_role,
-          unread_count: row.unread_count,
-          mention_unread_count: row.mention_unread_count,
-          last_read_at: iso(row.last_read_at),
-          last_message: row.last_message_id ? (lastById.get(row.last_message_id) ?? null) : null,
-        };
-      }),
-      has_more: page.has_more,
-      next_cursor: page.next_cursor,
-    };
+    const views = await this.channels.views(this.db.manager, rows);
+    return views.map((v, i) => {
+      const row = rows[i]!;
+      return {
+        ...v,
+        role: row.type === 'direct' ? null : row.my_role,
+        unread_count: row.unread_count,
+        mention_unread_count: row.mention_unread_count,
+        last_read_at: iso(row.last_read_at),
+        last_message: row.last_message_id ? (lastById.get(row.last_message_id) ?? null) : null,
+        muted_until: row.muted_until,
+        hidden: row.hidden,
+        archived: row.archived,
+      };
+    });
   }
 }

@@ -69,6 +69,15 @@ export interface ReactionPayload {
   reaction: { message_id: string; channel_id: string; channel_external_id: string; user_id: string; emoji: string };
 }
 
+/** A user's own state of a channel (CONTRACT §18), as `channel.state_changed` carries it. */
+export interface ChannelStatePayload {
+  channel_id: string;
+  /** "forever", a time while the mute lasts, or null */
+  muted_until: string | null;
+  hidden: boolean;
+  archived: boolean;
+}
+
 /** Event types and payloads as SPEC.md's webhook table gives them (plus the realtime-only ones). */
 export interface DomainEventMap {
   'user.created': { user: UserPayload };
@@ -117,6 +126,11 @@ export interface DomainEventMap {
     by_user: UserRef | null;
     mentions: MentionRef[];
   };
+  /**
+   * Realtime and sync only: a workspace event (no channel, no seq) whose audience is the one user whose
+   * state it is, so it reaches that user's own sockets and /v1/me/sync and nobody else.
+   */
+  'channel.state_changed': ChannelStatePayload;
   'message.moderated': {
     channel_id: string;
     channel_external_id: string;

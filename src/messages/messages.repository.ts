@@ -190,9 +190,10 @@ function keysetSource(
       order = 'ASC';
       break;
     case 'after-time':
-      // compared with the stored microseconds: the message shown with that very millisecond may come
-      // again (clients de-duplicate by id), but one a few microseconds newer is never skipped
-      where.push(`msg.created_at > ${arg(bound.time.utc)}::timestamptz`);
+      // CONTRACT §21: later than the time as shown, at millisecond precision. A message whose created_at
+      // prints as that millisecond is left out (created_at keeps microseconds), so the bound is the next
+      // millisecond; a plain range on created_at keeps the index scan.
+      where.push(`msg.created_at >= (${arg(toMillisecond(bound.time))}::timestamptz + interval '1 millisecond')`);
       order = 'ASC';
       break;
   }
@@ -205,4 +206,9 @@ function keysetSource(
                    LIMIT ${take}) msg`,
     params,
   };
+}
+
+/** The instant cut to its millisecond (`…T10:00:00.123456Z` → `…T10:00:00.123Z`), as the API prints times. */
+function toMillisecond(time: Instant): string {
+  return `${time.utc.slice(0, 23)}Z`;
 }

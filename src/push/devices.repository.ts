@@ -61,12 +61,14 @@ export class DevicesRepository {
 
   /**
    * The devices a message's push goes to: every other member of the channel, except members who
-   * block the sender.
+   * block the sender and members who muted the channel for themselves (CONTRACT §18) unless the
+   * message mentions them.
    */
   async recipientTokens(
     workspaceId: string,
     channelId: string,
     senderId: string,
+    mentionedIds: string[] = [],
     m: EntityManager = this.db.manager,
   ): Promise<string[]> {
     const rows: { token: string }[] = await m.query(
@@ -74,8 +76,9 @@ export class DevicesRepository {
          JOIN devices d ON d.user_id = cm.user_id AND d.workspace_id = $1
         WHERE cm.channel_id = $2 AND cm.user_id <> $3
           AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = cm.user_id AND b.blocked_id = $3)
+          AND (cm.muted_until IS NULL OR cm.muted_until <= now() OR cm.user_id = ANY($4::uuid[]))
         ORDER BY d.user_id, d.token_sha256`,
-      [workspaceId, channelId, senderId],
+      [workspaceId, channelId, senderId, mentionedIds],
     );
     return rows.map((r) => r.token);
   }

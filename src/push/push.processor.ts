@@ -17,7 +17,8 @@ export function pushFor(message: CreatedMessage): { title: string; data: Record<
 
 /**
  * One `push.message` job: re-reads the event, and sends one multicast per batch of ≤ 500 tokens to the
- * devices of every other member who does not block the sender. System messages (no sender) and
+ * devices of every other member who does not block the sender (nor muted the channel, unless the
+ * message mentions them: CONTRACT §18). System messages (no sender) and
  * messages unsent before the job ran are not pushed. Tokens FCM calls unregistered or invalid are
  * deleted. When a whole batch fails for another reason (network, credentials, FCM down) and nothing
  * of the message went out yet, the job throws and the queue retries it; later failures are only
@@ -51,6 +52,7 @@ export class PushProcessor {
       event.workspace_id,
       message.channel_id,
       message.user.id,
+      (message.mentions ?? []).map((x) => x.user_id),
     );
     if (!tokens.length) return;
     const notification = pushFor(message);

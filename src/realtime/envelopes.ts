@@ -68,6 +68,7 @@ export class EnvelopeBuilder {
       case 'member.removed':
       case 'member.role_changed':
       case 'message.mentioned':
+      case 'channel.state_changed':
       case 'notification.mention':
       case 'presence.changed':
       case 'presence.batch':
@@ -75,10 +76,12 @@ export class EnvelopeBuilder {
       case 'typing.stop':
         data = p;
     }
+    // a user-scoped event about a channel names it like notification.mention does (no seq)
+    const channelId = e.channel_id ?? (type === 'channel.state_changed' ? (p as { channel_id?: string }).channel_id : undefined);
     return {
       v: 1,
       type,
-      ...(e.channel_id ? { channel_id: e.channel_id } : {}),
+      ...(channelId ? { channel_id: channelId } : {}),
       ...(e.seq !== null ? { seq: Number(e.seq) } : {}),
       data,
       ts: isoNotNull(e.created_at),

@@ -1,6 +1,6 @@
 import type { Server, Socket } from 'socket.io';
 import type { ErrorBody } from '../common/errors/app-error';
-import type { ChannelPayload, DomainEventMap, DomainEventType } from '../events/event-types';
+import type { ChannelPayload, ChannelStatePayload, DomainEventMap, DomainEventType } from '../events/event-types';
 import type { MessageView } from '../messages/message-view.service';
 
 /** Every channel-scoped server event is wrapped like this; user-scoped ones carry no seq. */
@@ -37,6 +37,8 @@ export interface ServerToClientEvents {
   'member.removed': (e: Envelope<'member.removed', Payload<'member.left'>>) => void;
   'member.role_changed': (e: Envelope<'member.role_changed', Payload<'member.role_changed'>>) => void;
   'notification.mention': (e: Envelope<'notification.mention', { message: MessageView }>) => void;
+  /** User-scoped (no seq): the caller's own state of a channel changed (CONTRACT §18), to that user's sockets only. */
+  'channel.state_changed': (e: Envelope<'channel.state_changed', ChannelStatePayload>) => void;
   'presence.changed': (e: Envelope<'presence.changed', PresenceChange>) => void;
   /** Only to sockets that asked for it (`auth.presence: 'batch'`): a channel's presence changes since the previous batch. */
   'presence.batch': (e: Envelope<'presence.batch', PresenceBatch>) => void;
@@ -112,7 +114,16 @@ export const REALTIME_NAME: Partial<Record<DomainEventType, ServerEventName>> = 
   'member.joined': 'member.added',
   'member.left': 'member.removed',
   'member.role_changed': 'member.role_changed',
+  'channel.state_changed': 'channel.state_changed',
 };
+
+/**
+ * A workspace event (no channel) with a realtime name goes to its audience's own sockets (their
+ * `user:<id>` rooms) and nobody else's: the user-scoped events that are kept in the log.
+ */
+export function isUserScoped(e: { channel_id: string | null; audience: string[] | null; type: DomainEventType }): boolean {
+  return !e.channel_id && !!e.audience?.length && REALTIME_NAME[e.type] !== undefined;
+}
 
 export const userRoom = (userId: string) => `user:${userId}`;
 export const channelRoom = (channelId: string) => `channel:${channelId}`;

@@ -5,7 +5,7 @@ import { LogTail, LogTailPart, PartResult, PassStatement } from '../events/log-t
 import type { StoredEvent } from '../events/event-types';
 import { RedisService } from '../infra/redis/redis.module';
 import { messageIdOf, EnvelopeBuilder } from './envelopes';
-import { channelRoom, Envelope, ServerEventName, userRoom } from './realtime-events';
+import { channelRoom, Envelope, isUserScoped, ServerEventName, userRoom } from './realtime-events';
 import { RealtimeGateway } from './realtime.gateway';
 
 const BATCH = 500;
@@ -152,7 +152,7 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
   private async publish(events: StoredEvent[], blockers: Map<string, string[]>): Promise<void> {
     const io = this.gateway.server;
     if (!io) return;
-    const relevant = inSeqOrder(events.filter((e) => e.channel_id));
+    const relevant = inSeqOrder(events.filter((e) => e.channel_id || isUserScoped(e)));
     if (!relevant.length) return;
     const byWorkspace = new Map<string, StoredEvent[]>();
     for (const e of relevant) byWorkspace.set(e.workspace_id, [...(byWorkspace.get(e.workspace_id) ?? []), e]);
@@ -164,7 +164,14 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
 
   private emit(e: StoredEvent, env: Envelope | undefined, blockers: Map<string, string[]>): void {
     const io = this.gateway.server;
-    const room = channelRoom(e.channel_id!);
+    if (!e.channel_id) {
+      // user-scoped: only the audience's own sockets, on every instance (through the adapter); never
+      // an empty room list, which would be every socket
+      const rooms = (e.audience ?? []).map(userRoom);
+      if (env && rooms.length) (io.to(rooms).emit as (n: ServerEventName, e: Envelope) => boolean)(env.type as ServerEventName, env);
+      return;
+    }
+    const room = channelRoom(e.channel_id);
     const p = e.payload as { user_id?: string; mentions?: { user_id: string }[] };
     // room moves first, so the event itself already reaches (or no longer reaches) the member
     if (e.type === 'channel.created' || e.type === 'member.joined') {

@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import { startTestApp, TestApp } from '../support/app';
 import { expectError } from '../support/errors';
 import { history, Msg, Page, room, send, sleep } from './helpers';
@@ -65,12 +66,39 @@ describe('history (GET /v1/channels/:id/messages)', () => {
     const rest = await history(ana.api, ch.id, { limit: 10, after: caught.next_cursor! });
     expect(rest.messages.map((m) => m.content)).toEqual(['m4', 'm5', 'm6']);
     expect([rest.has_more, rest.next_cursor]).toEqual([false, null]);
-    // a time is compared with the stored microseconds: the message shown with that very millisecond may
-    // come again (clients de-duplicate by id), but nothing newer is ever skipped
+    // a time means later than the time as shown (CONTRACT §21): the message that prints as it is left out
     const since = await history(ana.api, ch.id, { after: msgs[4]!.created_at });
-    expect(since.messages.map((m) => m.content).filter((c) => c !== 'm4')).toEqual(['m5', 'm6']);
+    expect(since.messages.map((m) => m.content)).toEqual(['m5', 'm6']);
     const iso = new Date(Date.parse(msgs[0]!.created_at) - 1).toISOString().replace('Z', '+00:00');
     expect((await history(ana.api, ch.id, { after: iso })).messages).toHaveLength(7);
+  });
+
+  it('after=<time> is later than the time as shown, at millisecond precision, whatever the stored microseconds (§21)', async () => {
+    const { ch, ana } = await room(t);
+    const [a, b, c, d] = [await send(ana, ch.id, 'a'), await send(ana, ch.id, 'b'), await send(ana, ch.id, 'c'), await send(ana, ch.id, 'd')];
+    // three messages in one millisecond and one in the next: created_at keeps microseconds, the API prints milliseconds
+    const ms = Math.floor(Date.now() / 1000) * 1000 + 60_000 + 7;
+    const at = (micros: number) => new Date(ms).toISOString().replace('Z', `${String(micros).padStart(3, '0')}Z`);
+    const db = t.app.get(DataSource);
+    for (const [m, micros] of [[a, 0], [b, 400], [c, 999]] as const)
+      await db.query(`UPDATE messages SET created_at = $2::timestamptz WHERE id = $1`, [m.id, at(micros)]);
+    await db.query(`UPDATE messages SET created_at = $2::timestamptz + interval '1 millisecond' WHERE id = $1`, [d.id, at(0)]);
+    const shown = new Date(ms).toISOString();
+    expect((await history(ana.api, ch.id)).messages.filter((m) => m.id !== d.id).map((m) => m.created_at)).toEqual([shown, shown, shown]);
+
+    const after = async (q: string) => (await history(ana.api, ch.id, { after: q })).messages.map((m) => m.content);
+    expect(await after(shown)).toEqual(['d']);
+    expect(await after(shown.replace('Z', '+00:00'))).toEqual(['d']);
+    expect(await after(at(500))).toEqual(['d']); // finer than a millisecond: compared as shown, cut to it
+    expect(await after(new Date(ms - 1).toISOString())).toEqual(['a', 'b', 'c', 'd']);
+    // a time with second precision: the messages printed within that second are later than it
+    const second = new Date(ms - 7).toISOString().replace('.000Z', 'Z');
+    expect(await after(second)).toEqual(['a', 'b', 'c', 'd']);
+    // paging on with next_cursor from a time still reaches every message
+    const first = await history(ana.api, ch.id, { after: new Date(ms - 1).toISOString(), limit: 2 });
+    expect(first.messages.map((m) => m.content)).toEqual(['a', 'b']);
+    const next = await history(ana.api, ch.id, { after: first.next_cursor!, limit: 5 });
+    expect(next.messages.map((m) => m.content)).toEqual(['c', 'd']);
   });
 
   it('limit must be 1..100; a bad cursor or time is 400; before and after together are 400', async () => {
