@@ -60,6 +60,7 @@ export class MessagesController {
   /** A thread's replies, oldest first (CONTRACT §15). */
   @Get('messages/:id/replies')
   @Auth('any')
+  @ApiOkResponse({ type: MessagePageDto })
   replies(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') id: string, @Query() q: HistoryQueryDto) {
     return this.history.replies(p, id, q);
   }

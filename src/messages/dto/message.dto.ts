@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-/** Response schemas of the message object (CONTRACT §7, §16) for the OpenAPI document. */
+/** Response schemas of the message object (CONTRACT §7, §15, §16) for the OpenAPI document. */
 
 export class MessageUserDto {
   id!: string;
@@ -66,6 +66,17 @@ export class MessageDto {
   quoted_message?: QuotedMessageDto;
   /** Only when the message mentions someone. */
   mentions?: MentionDto[];
+  /** Only on thread replies (CONTRACT §15): the thread's root. */
+  thread_id?: string;
+  /** Only on thread replies: whether the reply is also shown in the channel's history. */
+  show_in_channel?: boolean;
+  /** On every message that is not a thread reply: its live replies (unsent ones excluded). */
+  reply_count?: number;
+  /** On every message that is not a thread reply: its latest reply's time, or null. */
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, required: false })
+  last_reply_at?: string | null;
+  /** On every message that is not a thread reply: the authors of replies, earliest first, at most 10. */
+  thread_participants?: UserRefDto[];
   reactions!: ReactionSummaryDto[];
   /** When the message was pinned (CONTRACT §16); null when it is not pinned. */
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
