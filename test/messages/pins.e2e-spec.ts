@@ -4,7 +4,7 @@ import { newWorkspace, TestUser, TestWorkspace } from '../support/fixtures';
 import { Receiver } from '../support/receiver';
 import { closeAllSockets, connectSocket } from '../support/socket';
 import { createWebhook, eventOf } from '../webhooks/helpers';
-import { group, history, messageEvents, Msg, Page, room, send, sleep } from './helpers';
+import { eventsOf, group, history, messageEvents, Msg, Page, room, send, sleep } from './helpers';
 
 const pinPath = (id: string) => `/v1/messages/${id}/pin`;
 const person = (u: TestUser, name: string) => ({ id: u.id, external_id: u.external_id, name });
@@ -248,6 +248,22 @@ describe('pinned messages', () => {
       // a second unsend fires nothing more
       expect((await bo.api.delete(`/v1/messages/${m.id}`)).status).toBe(200);
       expect(await messageEvents(t, ch.id)).toHaveLength(4);
+    });
+
+    it('a thread reply pins like any message; its unsend unpins it before the root’s counters change', async () => {
+      const { ch, ana, bo } = await room(t);
+      const root = await send(ana, ch.id, 'root');
+      const reply = await send(bo, ch.id, { content: 'in the thread', thread_id: root.id });
+      const p = await ana.api.post(pinPath(reply.id));
+      expect(p.body).toMatchObject({ id: reply.id, thread_id: root.id, pinned_by: person(ana, 'Ana') });
+      expect((await pins(bo.api, ch.id)).messages.map((x) => [x.id, (x as { thread_id?: string }).thread_id])).toEqual([[reply.id, root.id]]);
+      expect((await bo.api.delete(`/v1/messages/${reply.id}`)).status).toBe(200);
+      expect((await pins(bo.api, ch.id)).messages).toEqual([]);
+      expect((await eventsOf(t, ch.id)).map((e) => e.type).slice(-3)).toEqual([
+        'message.deleted',
+        'message.unpinned',
+        'thread.updated',
+      ]);
     });
 
     it('unsending a message that is not pinned fires no message.unpinned', async () => {
