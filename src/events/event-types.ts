@@ -1,3 +1,5 @@
+import type { MessageView } from '../messages/message-view.service';
+
 /**
  * The event log's typed map: every domain event type and the payload stored with it. Webhooks send
  * these payloads as `data`; realtime and sync derive their envelopes from them.
@@ -65,6 +67,14 @@ export interface MemberChangePayload {
   external_id: string;
 }
 
+/**
+ * CONTRACT §16: `message.pinned` / `message.unpinned` carry the message as it was rendered in the
+ * transaction that pinned or unpinned it, without a viewer (`reacted_by_me` false).
+ */
+export interface PinPayload {
+  message: MessageView;
+}
+
 export interface ReactionPayload {
   reaction: { message_id: string; channel_id: string; channel_external_id: string; user_id: string; emoji: string };
 }
@@ -117,6 +127,8 @@ export interface DomainEventMap {
    * only, no webhook (CONTRACT §15). A reply's event is completed by chat_send_message with the counters.
    */
   'thread.updated': { message: ThreadCounters & { id: string; channel_id: string; channel_external_id: string } };
+  'message.pinned': PinPayload;
+  'message.unpinned': PinPayload;
   'message.reaction.added': ReactionPayload;
   'message.reaction.removed': ReactionPayload;
   'message.mentioned': {

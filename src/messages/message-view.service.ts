@@ -52,6 +52,10 @@ export interface MessageView {
   last_reply_at?: string | null;
   thread_participants?: UserRef[];
   reactions: ReactionView[];
+  /** CONTRACT §16: when the message was pinned; null when it is not pinned. */
+  pinned_at: string | null;
+  /** Who pinned it: null when it is not pinned, or when a backend key (or a since deleted user) pinned it. */
+  pinned_by: UserRef | null;
   receipt_status: ReceiptStatus;
   created_at: string;
   edited_at: string | null;
@@ -97,6 +101,10 @@ interface MessageRow {
   reply_count: number | null;
   last_reply_at: Date | null;
   thread_participants: UserRef[] | null;
+  pinned_at: Date | null;
+  pb_id: string | null;
+  pb_external_id: string | null;
+  pb_name: string | null;
 }
 
 interface CursorRow {
@@ -179,6 +187,7 @@ export class MessageViews {
                  FROM unnest(t.participants) WITH ORDINALITY AS x(id, ord) JOIN users tu ON tu.id = x.id) AS thread_participants,
               p.id AS p_id, p.user_id AS p_user_id, pu.name AS p_user_name,
               left(p.content, ${QUOTE_MAX_CODE_POINTS}) AS p_content, p.type AS p_type, p.deleted_at AS p_deleted_at,
+              pin.pinned_at, pb.id AS pb_id, pb.external_id AS pb_external_id, pb.name AS pb_name,
               (SELECT json_agg(json_build_object('user_id', mm.user_id, 'external_id', mu.external_id, 'name', mu.name)
                                ORDER BY mm.position)
                  FROM message_mentions mm JOIN users mu ON mu.id = mm.user_id
@@ -195,6 +204,8 @@ export class MessageViews {
          LEFT JOIN users u ON u.id = msg.user_id
          LEFT JOIN messages p ON p.id = msg.parent_id AND p.workspace_id = msg.workspace_id
          LEFT JOIN users pu ON pu.id = p.user_id
+         LEFT JOIN message_pins pin ON pin.message_id = msg.id
+         LEFT JOIN users pb ON pb.id = pin.pinned_by
          LEFT JOIN cur ON cur.channel_id = msg.channel_id
          LEFT JOIN message_threads t ON t.root_id = msg.id
         ORDER BY msg.ord`,
@@ -260,6 +271,8 @@ function viewOf(r: RenderedRow): MessageView {
           },
     ),
     reactions: (r.reactions ?? []).map((x) => ({ emoji: x.emoji, count: x.count, reacted_by_me: x.reacted_by_me })),
+    pinned_at: iso(r.pinned_at),
+    pinned_by: r.pb_id ? { id: r.pb_id, external_id: r.pb_external_id!, name: r.pb_name } : null,
     receipt_status: receiptStatus(r, groupBy(cursors, (x) => `${x.channel_id}:${x.kind}`), readReceipts),
     created_at: isoNotNull(r.created_at),
     edited_at: iso(r.edited_at),
@@ -287,8 +300,9 @@ export interface FreshMessage {
 
 /**
  * The view of a message the caller has just inserted, as `render` would answer it at that instant:
- * no reactions yet, and `sent` (every other member's cursors were set at an earlier database clock
- * reading than the message's created_at). Saves the send path reading back what it just wrote.
+ * no reactions yet, not pinned, and `sent` (every other member's cursors were set at an earlier
+ * database clock reading than the message's created_at). Saves the send path reading back what it
+ * just wrote.
  */
 export function freshView(f: FreshMessage): MessageView {
   return {
@@ -310,6 +324,8 @@ export function freshView(f: FreshMessage): MessageView {
       : {}),
     ...threadFields(f.thread_id, f.show_in_channel, NO_REPLIES),
     reactions: [],
+    pinned_at: null,
+    pinned_by: null,
     receipt_status: 'sent',
     created_at: isoNotNull(f.created_at),
     edited_at: null,

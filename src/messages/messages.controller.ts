@@ -1,9 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Auth } from '../common/auth/auth.decorator';
 import { BackendPrincipal, CurrentPrincipal, WorkspacePrincipal } from '../common/auth/principal';
 import { HistoryQueryDto } from './dto/history-query.dto';
+import { MessageDto, MessagePageDto } from './dto/message.dto';
 import { BackendSendMessageDto, EditMessageDto, SendMessageDto } from './dto/send-message.dto';
 import { MessageHistoryService } from './message-history.service';
 import { MessagesService, SendResult } from './messages.service';
@@ -19,6 +20,8 @@ export class MessagesController {
   /** Send as the JWT's user, or as `user_external_id` with a workspace key. 201; an idempotent replay 200. */
   @Post('channels/:id/messages')
   @Auth('any')
+  @ApiCreatedResponse({ type: MessageDto })
+  @ApiOkResponse({ type: MessageDto, description: 'An idempotent replay: the original message' })
   async send(
     @CurrentPrincipal() p: WorkspacePrincipal,
     @Param('id') channelRef: string,
@@ -31,6 +34,8 @@ export class MessagesController {
   /** The backend form: the channel in `channel_id`; `system: true` sends a system message. */
   @Post('messages')
   @Auth('backend')
+  @ApiCreatedResponse({ type: MessageDto })
+  @ApiOkResponse({ type: MessageDto, description: 'An idempotent replay: the original message' })
   async sendBackend(
     @CurrentPrincipal() p: BackendPrincipal,
     @Body() dto: BackendSendMessageDto,
@@ -43,6 +48,7 @@ export class MessagesController {
   /** Newest first; `before` pages back, `after` (cursor or RFC 3339 time) catches up oldest first. */
   @Get('channels/:id/messages')
   @Auth('any')
+  @ApiOkResponse({ type: MessagePageDto })
   list(
     @CurrentPrincipal() p: WorkspacePrincipal,
     @Param('id') channelRef: string,
@@ -54,12 +60,14 @@ export class MessagesController {
   /** A thread's replies, oldest first (CONTRACT §15). */
   @Get('messages/:id/replies')
   @Auth('any')
+  @ApiOkResponse({ type: MessagePageDto })
   replies(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') id: string, @Query() q: HistoryQueryDto) {
     return this.history.replies(p, id, q);
   }
 
   @Patch('messages/:id')
   @Auth('any')
+  @ApiOkResponse({ type: MessageDto })
   edit(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') id: string, @Body() dto: EditMessageDto) {
     return this.messages.edit(p, id, dto.content, dto.metadata);
   }
@@ -68,6 +76,7 @@ export class MessagesController {
   @Delete('messages/:id')
   @Auth('any')
   @HttpCode(200)
+  @ApiOkResponse({ type: MessageDto })
   unsend(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') id: string) {
     return this.messages.unsend(p, id);
   }

@@ -11,9 +11,10 @@ import { MessageRules } from './message-rules';
 import { MessageViewsModule } from './message-views.module';
 import { MessagesController } from './messages.controller';
 import { MessagesService } from './messages.service';
+import { PinsModule } from '../pins/pins.module';
 
 @Module({
-  imports: [MessageViewsModule, ChannelsModule, UsersModule, MutesModule, BlocksModule, ModerationModule, AttachmentsModule],
+  imports: [MessageViewsModule, ChannelsModule, UsersModule, MutesModule, BlocksModule, ModerationModule, AttachmentsModule, PinsModule],
   controllers: [MessagesController],
   providers: [
     MessagesService,

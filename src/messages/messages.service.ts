@@ -19,6 +19,8 @@ import { Draft, MessageRules } from './message-rules';
 import { MessageModeration, ModerationVerdict } from './message-moderation';
 import { freshView, MessageUserView, MessageView, MessageViews } from './message-view.service';
 import { MessagesRepository } from './messages.repository';
+import { pinPayload } from '../pins/pin-events';
+import { PinsRepository } from '../pins/pins.repository';
 
 export interface SendResult {
   message: MessageView;
@@ -41,6 +43,7 @@ export class MessagesService {
     private readonly limiter: RateLimiter,
     private readonly moderation: MessageModeration,
     private readonly rules: MessageRules,
+    private readonly pins: PinsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -149,7 +152,11 @@ export class MessagesService {
     );
   }
 
-  /** DELETE /v1/messages/:id: blanks the message; a second unsend answers the same result and fires nothing. */
+  /**
+   * DELETE /v1/messages/:id: blanks the message; a second unsend answers the same result and fires
+   * nothing. A pinned message is unpinned in the same transaction (CONTRACT §16), announced by
+   * `message.unpinned` right after `message.deleted`, so pin lists kept from events stay right.
+   */
   async unsend(p: WorkspacePrincipal, id: string): Promise<MessageView> {
     const ctx = await this.writable(p, id);
     const head = ctx.message!;
@@ -162,6 +169,7 @@ export class MessagesService {
       async (s) => {
         const locked = await s.lockMessage(head.id);
         if (!locked) throw AppError.notFound('Message');
+        const unpinned = !locked.deleted_at && (await this.pins.unpin(s.m, head.id));
         if (!locked.deleted_at) await this.repo.unsend(s.m, head.id);
         const view = await this.render(s.m, this.viewerOf(p), head.id);
         if (!locked.deleted_at) {
@@ -173,6 +181,7 @@ export class MessagesService {
               deleted_at: view.deleted_at!,
             },
           });
+          if (unpinned) await s.append('message.unpinned', pinPayload(view));
           if (locked.thread_id) {
             const counters = await this.repo.replyUnsent(s.m, locked.thread_id);
             if (counters) {

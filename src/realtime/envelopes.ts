@@ -1,9 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import type { StoredEvent } from '../events/event-types';
+import type { PinPayload, StoredEvent } from '../events/event-types';
 import { MessageView, MessageViews } from '../messages/message-view.service';
 import { isoNotNull } from '../common/time';
 import { Envelope, REALTIME_NAME } from './realtime-events';
+
+/** Events whose envelope carries the message rendered at delivery. */
+const RENDERED: ReadonlySet<string> = new Set(['message.created', 'message.pinned', 'message.unpinned']);
 
 /** The message an event is about, and its author (for block filtering). */
 export function messageIdOf(e: StoredEvent): string | null {
@@ -16,6 +19,8 @@ export function messageIdOf(e: StoredEvent): string | null {
  * catches up sees exactly the shapes it would have seen live. `message.new` carries the message as
  * history renders it; it is rendered once per event without a viewer: a new message has no reactions
  * yet, so `reacted_by_me` is false for everyone, and blocks are applied by leaving blockers out.
+ * `message.pinned` / `message.unpinned` carry the message rendered the same way, with the pin state
+ * the event announced (so a catch-up shows what each event changed, and an unsent message blanked).
  */
 @Injectable()
 export class EnvelopeBuilder {
@@ -26,8 +31,8 @@ export class EnvelopeBuilder {
 
   /** One envelope per event (null where the event has no realtime form), events of one workspace. */
   async build(events: StoredEvent[], viewerId: string | null, m: EntityManager = this.db.manager): Promise<(Envelope | null)[]> {
-    const created = events.filter((e) => e.type === 'message.created').map((e) => messageIdOf(e)!);
-    const rendered = created.length ? await this.messages(events[0]!.workspace_id, created, viewerId, m) : new Map<string, MessageView>();
+    const ids = events.filter((e) => RENDERED.has(e.type)).map((e) => messageIdOf(e)!);
+    const rendered = ids.length ? await this.messages(events[0]!.workspace_id, ids, viewerId, m) : new Map<string, MessageView>();
     return events.map((e) => this.one(e, rendered));
   }
 
@@ -52,6 +57,14 @@ export class EnvelopeBuilder {
       case 'message.deleted':
         data = p.message;
         break;
+      case 'message.pinned':
+      case 'message.unpinned': {
+        const { message } = p as unknown as PinPayload;
+        const view = rendered.get(message.id);
+        if (!view) return null;
+        data = { message: { ...view, pinned_at: message.pinned_at, pinned_by: message.pinned_by } };
+        break;
+      }
       case 'reaction.add':
       case 'reaction.remove':
         data = p.reaction;

@@ -27,6 +27,8 @@ export interface ServerToClientEvents {
   ) => void;
   'message.deleted': (e: Envelope<'message.deleted', Payload<'message.deleted'>['message']>) => void;
   'message.mentioned': (e: Envelope<'message.mentioned', Payload<'message.mentioned'>>) => void;
+  'message.pinned': (e: Envelope<'message.pinned', Payload<'message.pinned'>>) => void;
+  'message.unpinned': (e: Envelope<'message.unpinned', Payload<'message.unpinned'>>) => void;
   'reaction.add': (e: Envelope<'reaction.add', Payload<'message.reaction.added'>['reaction']>) => void;
   'reaction.remove': (e: Envelope<'reaction.remove', Payload<'message.reaction.removed'>['reaction']>) => void;
   'channel.created': (e: Envelope<'channel.created', { channel: ChannelPayload }>) => void;
@@ -105,6 +107,8 @@ export const REALTIME_NAME: Partial<Record<DomainEventType, ServerEventName>> = 
   'thread.updated': 'message.updated',
   'message.deleted': 'message.deleted',
   'message.mentioned': 'message.mentioned',
+  'message.pinned': 'message.pinned',
+  'message.unpinned': 'message.unpinned',
   'message.reaction.added': 'reaction.add',
   'message.reaction.removed': 'reaction.remove',
   'channel.created': 'channel.created',

@@ -1,12 +1,15 @@
 /**
- * The webhook event names of SPEC.md (plus `channel.updated`, which the event log also records). An
- * event-log row whose type is one of these is delivered with its payload as `data`; other log types
- * (realtime-only ones such as `channel.read`) are never offered to webhooks.
+ * The webhook event names of SPEC.md (plus `channel.updated`, which the event log also records, and
+ * CONTRACT §16's `message.pinned` / `message.unpinned`). An event-log row whose type is one of these
+ * is delivered with its payload as `data`; other log types (realtime-only ones such as
+ * `channel.read`) are never offered to webhooks.
  */
 export const WEBHOOK_EVENTS = [
   'message.created',
   'message.updated',
   'message.deleted',
+  'message.pinned',
+  'message.unpinned',
   'message.reaction.added',
   'message.reaction.removed',
   'message.mentioned',

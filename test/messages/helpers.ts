@@ -24,6 +24,8 @@ export interface Msg {
   };
   mentions?: { user_id: string; external_id: string; name: string | null }[];
   reactions: { emoji: string; count: number; reacted_by_me: boolean }[];
+  pinned_at: string | null;
+  pinned_by: { id: string; external_id: string; name: string | null } | null;
   receipt_status: string;
   created_at: string;
   edited_at: string | null;

@@ -31,6 +31,8 @@ describe('send (SPEC message lifecycle: none → live; CONTRACT §7)', () => {
       last_reply_at: null,
       thread_participants: [],
       reactions: [],
+      pinned_at: null,
+      pinned_by: null,
       receipt_status: 'sent',
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       edited_at: null,

@@ -278,4 +278,25 @@ describe('threads (CONTRACT §15)', () => {
     ]);
     expect(got[1]!.data.reply_count).toBe(1);
   });
+
+  it('OpenAPI documents the replies route and the thread fields of the message object', async () => {
+    const doc = (await t.http().get('/docs-json')).body as {
+      paths: Record<string, Record<string, { responses?: Record<string, { content?: unknown }> }>>;
+      components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+    };
+    const replies = doc.paths['/v1/messages/{id}/replies']?.get;
+    expect(JSON.stringify(replies?.responses?.['200'])).toContain('#/components/schemas/MessagePageDto');
+    const message = doc.components.schemas.MessageDto!.properties;
+    for (const field of [
+      'thread_id',
+      'show_in_channel',
+      'reply_count',
+      'last_reply_at',
+      'thread_participants',
+      'metadata',
+    ])
+      expect(Object.keys(message)).toContain(field);
+    const send = doc.components.schemas.SendMessageDto!.properties;
+    expect(Object.keys(send)).toEqual(expect.arrayContaining(['thread_id', 'show_in_channel', 'metadata']));
+  });
 });

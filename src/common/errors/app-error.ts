@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'CHANNEL_FROZEN'
   | 'NOT_FOUND'
   | 'LAST_ADMIN'
+  | 'PIN_LIMIT'
   | 'MESSAGE_TOO_LARGE'
   | 'ATTACHMENT_TOO_LARGE'
   | 'PAYLOAD_TOO_LARGE'
@@ -37,6 +38,7 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   CHANNEL_FROZEN: 'The channel is frozen',
   NOT_FOUND: 'Not found',
   LAST_ADMIN: 'The last admin of a group cannot be demoted',
+  PIN_LIMIT: 'The channel has as many pinned messages as it may have',
   MESSAGE_TOO_LARGE: 'The message is too large',
   ATTACHMENT_TOO_LARGE: 'The attachment is too large',
   PAYLOAD_TOO_LARGE: 'The request body is too large',
@@ -50,6 +52,9 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   INTERNAL: 'Internal error',
   UNAVAILABLE: 'A dependency is unavailable, try again shortly',
 };
+
+/** Every code, for the OpenAPI document's error schema. */
+export const ERROR_CODES = Object.keys(DEFAULT_MESSAGES) as ErrorCode[];
 
 export class AppError extends Error {
   constructor(
@@ -87,6 +92,7 @@ export function httpStatusOf(code: ErrorCode): number {
     case 'NOT_FOUND':
       return 404;
     case 'LAST_ADMIN':
+    case 'PIN_LIMIT':
       return 409;
     case 'MESSAGE_TOO_LARGE':
     case 'ATTACHMENT_TOO_LARGE':

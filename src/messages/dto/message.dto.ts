@@ -1,0 +1,106 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+/** Response schemas of the message object (CONTRACT §7, §15, §16) for the OpenAPI document. */
+
+export class MessageUserDto {
+  id!: string;
+  external_id!: string;
+  name!: string | null;
+  avatar_url!: string | null;
+}
+
+/** A user as events and pins name them. */
+export class UserRefDto {
+  id!: string;
+  external_id!: string;
+  name!: string | null;
+}
+
+export class MessageAttachmentDto {
+  url!: string;
+  mime_type!: string;
+  size_bytes!: number;
+  filename!: string;
+}
+
+export class QuotedMessageDto {
+  id!: string;
+  user_id!: string | null;
+  user_name!: string | null;
+  /** The first 180 Unicode code points of the parent's content ('' when it was unsent). */
+  content!: string;
+  type!: string;
+  deleted!: boolean;
+}
+
+export class MentionDto {
+  user_id!: string;
+  external_id!: string;
+  name!: string | null;
+}
+
+export class ReactionSummaryDto {
+  emoji!: string;
+  count!: number;
+  reacted_by_me!: boolean;
+}
+
+export class MessageDto {
+  id!: string;
+  channel_id!: string;
+  channel_external_id!: string;
+  /** The author's id; null for system messages and deleted users. */
+  user_id!: string | null;
+  @ApiProperty({ type: MessageUserDto, nullable: true })
+  user!: MessageUserDto | null;
+  /** '' when unsent. */
+  content!: string;
+  @ApiProperty({ enum: ['text', 'image', 'file', 'system'] })
+  type!: 'text' | 'image' | 'file' | 'system';
+  attachment_url!: string | null;
+  @ApiProperty({ type: MessageAttachmentDto, nullable: true })
+  attachment!: MessageAttachmentDto | null;
+  /** Custom data (CONTRACT §17): a JSON object of at most 4 KiB; {} when none and once unsent. */
+  @ApiProperty({ type: 'object', additionalProperties: true, example: { order_id: 'o-42' } })
+  metadata!: Record<string, unknown>;
+  /** Only on replies. */
+  parent_id?: string;
+  /** Only on replies. */
+  quoted_message?: QuotedMessageDto;
+  /** Only when the message mentions someone. */
+  mentions?: MentionDto[];
+  /** Only on thread replies (CONTRACT §15): the thread's root. */
+  thread_id?: string;
+  /** Only on thread replies: whether the reply is also shown in the channel's history. */
+  show_in_channel?: boolean;
+  /** On every message that is not a thread reply: its live replies (unsent ones excluded). */
+  reply_count?: number;
+  /** On every message that is not a thread reply: its latest reply's time, or null. */
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, required: false })
+  last_reply_at?: string | null;
+  /** On every message that is not a thread reply: the authors of replies, earliest first, at most 10. */
+  thread_participants?: UserRefDto[];
+  reactions!: ReactionSummaryDto[];
+  /** When the message was pinned (CONTRACT §16); null when it is not pinned. */
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  pinned_at!: string | null;
+  /** Who pinned it; null when it is not pinned, or when a backend key (or a since deleted user) pinned it. */
+  @ApiProperty({ type: UserRefDto, nullable: true })
+  pinned_by!: UserRefDto | null;
+  @ApiProperty({ enum: ['sent', 'delivered', 'read'] })
+  receipt_status!: 'sent' | 'delivered' | 'read';
+  @ApiProperty({ type: String, format: 'date-time' })
+  created_at!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  edited_at!: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  deleted_at!: string | null;
+}
+
+/** A keyset page of messages (history, pins). */
+export class MessagePageDto {
+  messages!: MessageDto[];
+  has_more!: boolean;
+  /** Pass as `before` for the next page; null when `has_more` is false. */
+  next_cursor!: string | null;
+}

@@ -1,0 +1,63 @@
+import { Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import {
+  ApiConflictResponse,
+  ApiForbiddenResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiTags,
+  ApiUnprocessableEntityResponse,
+} from '@nestjs/swagger';
+import { Auth } from '../common/auth/auth.decorator';
+import { CurrentPrincipal, WorkspacePrincipal } from '../common/auth/principal';
+import { ErrorResponseDto } from '../common/errors/error-response.dto';
+import { ListQueryDto } from '../common/http/list-query.dto';
+import { MessageDto, MessagePageDto } from '../messages/dto/message.dto';
+import { PinsService } from './pins.service';
+
+const WHO =
+  'FORBIDDEN: a user who is not an admin of the group; NOT_A_MEMBER: a user outside the channel (a direct channel: either member may)';
+
+/** CONTRACT §16: pinned messages. */
+@ApiTags('pins')
+@Controller('v1')
+export class PinsController {
+  constructor(private readonly pins: PinsService) {}
+
+  /** Pins the message: 200 with the message; pinning a pinned message changes nothing and fires no event. */
+  @Post('messages/:id/pin')
+  @HttpCode(200)
+  @ApiOkResponse({ type: MessageDto })
+  @ApiForbiddenResponse({ type: ErrorResponseDto, description: WHO })
+  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'NOT_FOUND: no such message in the workspace' })
+  @ApiConflictResponse({ type: ErrorResponseDto, description: 'PIN_LIMIT: the channel already has 50 pinned messages' })
+  @ApiUnprocessableEntityResponse({ type: ErrorResponseDto, description: 'MESSAGE_DELETED: the message was unsent' })
+  @Auth('any')
+  pin(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') id: string): Promise<MessageDto> {
+    return this.pins.pin(p, id);
+  }
+
+  /** Unpins the message: 200 with the message; unpinning a message that is not pinned changes nothing. */
+  @Delete('messages/:id/pin')
+  @HttpCode(200)
+  @ApiOkResponse({ type: MessageDto })
+  @ApiForbiddenResponse({ type: ErrorResponseDto, description: WHO })
+  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'NOT_FOUND: no such message in the workspace' })
+  @Auth('any')
+  unpin(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') id: string): Promise<MessageDto> {
+    return this.pins.unpin(p, id);
+  }
+
+  /** The channel's pinned messages, most recently pinned first; `before` takes the previous page's `next_cursor`. */
+  @Get('channels/:id/pins')
+  @ApiOkResponse({ type: MessagePageDto })
+  @ApiForbiddenResponse({ type: ErrorResponseDto, description: 'NOT_A_MEMBER: a user outside the channel' })
+  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'NOT_FOUND: no such channel in the workspace' })
+  @Auth('any')
+  list(
+    @CurrentPrincipal() p: WorkspacePrincipal,
+    @Param('id') channelRef: string,
+    @Query() q: ListQueryDto,
+  ): Promise<MessagePageDto> {
+    return this.pins.list(p, channelRef, q);
+  }
+}
