@@ -1,5 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiCreatedResponse,
+  ApiForbiddenResponse,
+  ApiOkResponse,
+  ApiTags,
+  ApiTooManyRequestsResponse,
+} from '@nestjs/swagger';
+import { ErrorResponseDto } from '../common/errors/error-response.dto';
 import type { Response } from 'express';
 import { Auth } from '../common/auth/auth.decorator';
 import { BackendPrincipal, CurrentPrincipal, WorkspacePrincipal } from '../common/auth/principal';
@@ -22,6 +30,19 @@ export class MessagesController {
   @Auth('any')
   @ApiCreatedResponse({ type: MessageDto })
   @ApiOkResponse({ type: MessageDto, description: 'An idempotent replay: the original message' })
+  @ApiBadRequestResponse({
+    type: ErrorResponseDto,
+    description:
+      'VALIDATION_ERROR: e.g. a thread_id that is unknown, in another channel or itself a reply; metadata over 4 KiB',
+  })
+  @ApiForbiddenResponse({
+    type: ErrorResponseDto,
+    description: 'NOT_A_MEMBER, MUTED, or CHANNEL_FROZEN (a user in a frozen channel)',
+  })
+  @ApiTooManyRequestsResponse({
+    type: ErrorResponseDto,
+    description: "RATE_LIMITED, or SLOW_MODE (the channel's slow mode); Retry-After in seconds",
+  })
   async send(
     @CurrentPrincipal() p: WorkspacePrincipal,
     @Param('id') channelRef: string,
@@ -36,6 +57,19 @@ export class MessagesController {
   @Auth('backend')
   @ApiCreatedResponse({ type: MessageDto })
   @ApiOkResponse({ type: MessageDto, description: 'An idempotent replay: the original message' })
+  @ApiBadRequestResponse({
+    type: ErrorResponseDto,
+    description:
+      'VALIDATION_ERROR: e.g. a thread_id that is unknown, in another channel or itself a reply; metadata over 4 KiB',
+  })
+  @ApiForbiddenResponse({
+    type: ErrorResponseDto,
+    description: 'NOT_A_MEMBER, MUTED, or CHANNEL_FROZEN (a user in a frozen channel)',
+  })
+  @ApiTooManyRequestsResponse({
+    type: ErrorResponseDto,
+    description: "RATE_LIMITED, or SLOW_MODE (the channel's slow mode); Retry-After in seconds",
+  })
   async sendBackend(
     @CurrentPrincipal() p: BackendPrincipal,
     @Body() dto: BackendSendMessageDto,
@@ -68,6 +102,10 @@ export class MessagesController {
   @Patch('messages/:id')
   @Auth('any')
   @ApiOkResponse({ type: MessageDto })
+  @ApiForbiddenResponse({
+    type: ErrorResponseDto,
+    description: 'NOT_A_MEMBER, NOT_AUTHOR, or CHANNEL_FROZEN (a user in a frozen channel)',
+  })
   edit(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') id: string, @Body() dto: EditMessageDto) {
     return this.messages.edit(p, id, dto.content, dto.metadata);
   }
@@ -77,6 +115,10 @@ export class MessagesController {
   @Auth('any')
   @HttpCode(200)
   @ApiOkResponse({ type: MessageDto })
+  @ApiForbiddenResponse({
+    type: ErrorResponseDto,
+    description: 'NOT_A_MEMBER, NOT_AUTHOR, or CHANNEL_FROZEN (a user in a frozen channel)',
+  })
   unsend(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') id: string) {
     return this.messages.unsend(p, id);
   }
