@@ -156,6 +156,18 @@ export class MessagesRepository {
 }
 
 /**
+ * The LIMIT of a page source that MessageViews renders (limit + 1 rows), written into the statement's
+ * text rather than passed as a parameter: with `LIMIT $n` the generic plan assumes a tenth of the table
+ * and hash-joins all of `messages`, so PostgreSQL kept re-planning the rendering statement on every call
+ * (about 3 ms of planning for 1.5 ms of execution); with the literal, the cached generic plan is the
+ * index nested loop. Page sizes are validated integers (1-100), so that is at most 100 texts per source.
+ */
+export function pageTake(limit: number): number {
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new Error(`bad page size ${limit}`);
+  return limit + 1;
+}
+
+/**
  * limit + 1 rows of a keyset over (created_at, id) as a source for MessageViews.rows; `$1` (workspace)
  * and `$2` (viewer) belong to the rendering statement, so the scope's parameters start at $3. Without a
  * bound the page starts at the `start` end; `before` reads newest first, the `after` forms oldest first.
@@ -197,7 +209,7 @@ function keysetSource(
       order = 'ASC';
       break;
   }
-  const take = arg(limit + 1);
+  const take = pageTake(limit);
   return {
     sql: `SELECT msg.id, row_number() OVER (ORDER BY msg.created_at ${order}, msg.id ${order}) AS ord, ${exactTime('msg.created_at')} AS created_key
             FROM (SELECT msg.id, msg.created_at FROM messages msg

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { pageTake } from '../messages/messages.repository';
 import { exactTime, rows } from '../infra/database/sql';
 import type { MessageSource } from '../messages/message-view.service';
 
@@ -69,7 +70,7 @@ export class PinsRepository {
    */
   pageSource(channelId: string, before: PinCursor | null, limit: number): MessageSource {
     // $1 (workspace) and $2 (viewer) belong to the rendering statement; ours start at $3
-    const params: unknown[] = [channelId, limit + 1];
+    const params: unknown[] = [channelId];
     const where = [
       'pin.channel_id = $3',
       `NOT EXISTS (SELECT 1 FROM messages msg JOIN blocks b ON b.blocked_id = msg.user_id
@@ -77,7 +78,7 @@ export class PinsRepository {
     ];
     if (before) {
       params.push(before.pinnedKey, before.id);
-      where.push('(pin.pinned_at, pin.message_id) < ($5::timestamptz, $6::uuid)');
+      where.push('(pin.pinned_at, pin.message_id) < ($4::timestamptz, $5::uuid)');
     }
     return {
       sql: `SELECT pin.message_id AS id, row_number() OVER (ORDER BY pin.pinned_at DESC, pin.message_id DESC) AS ord,
@@ -85,7 +86,7 @@ export class PinsRepository {
               FROM (SELECT pin.message_id, pin.pinned_at FROM message_pins pin
                      WHERE ${where.join(' AND ')}
                      ORDER BY pin.pinned_at DESC, pin.message_id DESC
-                     LIMIT $4) pin`,
+                     LIMIT ${pageTake(limit)}) pin`,
       params,
     };
   }
