@@ -22,6 +22,8 @@
  * the load average. Results: tables on stdout, JSON + Markdown in bench/results/.
  *
  * Options: --pairs 3 --seconds 10 --warmup 3 --connections 16 --history-messages 100000
+ *   --thread-replies 0 (history: that many of the channel's messages become thread-only replies, 100 per
+ *   root, and GET /v1/messages/:id/replies?limit=50 is measured too, 1 client)
  *   --inbox-channels 500 --inbox-messages 100 --sockets 1000 --socket-channel-size 50
  *   --service-dir <dir with dist/main.js> (default: this checkout) --floor-dir /work/shared/perf-floors
  *   --pg-bin /usr/lib/postgresql/15/bin (or PG_BIN) --pg-os-user postgres (initdb refuses root)
@@ -115,6 +117,7 @@ function options() {
     warmup: numFlag('warmup', 3, 0),
     connections: numFlag('connections', 16),
     historyMessages: numFlag('history-messages', 100_000),
+    threadReplies: numFlag('thread-replies', 0, 0),
     inboxChannels: numFlag('inbox-channels', 500),
     inboxMessages: numFlag('inbox-messages', 100, 2),
     sockets: numFlag('sockets', 1000),
@@ -689,6 +692,8 @@ async function scenarioHistory(env: Env): Promise<ScenarioResult> {
       channel,
     ]);
     for (const sql of INBOX_COUNTER_BACKFILL) await pgQuery(env.pg!.url('chat'), sql);
+    const replies = Math.min(env.opts.threadReplies, Math.floor(N / 10));
+    if (replies > 0) await seedThreads(env.pg!.url('chat'), channel, replies);
     await pgQuery(
       env.pg!.url('floor'),
       `INSERT INTO messages (channel_id, user_id, content, created_at)
@@ -733,10 +738,47 @@ async function scenarioHistory(env: Env): Promise<ScenarioResult> {
         hasFloor: true,
       });
     }
+    if (replies > 0) {
+      // the thread of the newest root: its first page of 50 replies, oldest first
+      const rows = await pgQuery(
+        env.pg!.url('chat'),
+        `SELECT thread_id AS root FROM messages WHERE channel_id = $1 AND thread_id IS NOT NULL ORDER BY created_at DESC LIMIT 1`,
+        [channel],
+      );
+      const root = String(rows[0]!.root);
+      const name = 'replies, 1 client';
+      groups.push({
+        name,
+        what: 'first page of 50 replies of a 100-reply thread',
+        unit: 'pages/s',
+        runs: await alternate(
+          env,
+          name,
+          floorTarget,
+          {
+            ...serviceTarget,
+            requests: () => [
+              {
+                method: 'GET',
+                path: `/v1/messages/${root}/replies?limit=50`,
+                headers: { authorization: reader },
+              },
+            ],
+          },
+          1,
+        ),
+        hasFloor: true,
+      });
+    }
     return {
       scenario: 'history',
-      title: `History: newest page of 50 on a channel of ${N.toLocaleString('en')} messages`,
+      title: `History: newest page of 50 on a channel of ${N.toLocaleString('en')} messages${replies > 0 ? `, ${replies.toLocaleString('en')} of them thread-only replies` : ''}`,
       notes: [
+        ...(replies > 0
+          ? [
+              `thread replies: every 10th message (${replies.toLocaleString('en')}) is made a thread-only reply after seeding, 100 per root (the message 1 in each block of 1,000), with its counters row; history skips them through the partial \`messages_channel_time\`, \`/replies\` pages through \`messages_thread\`.`,
+            ]
+          : []),
         `service: \`GET /v1/channels/:id/messages?limit=50\` with the reader's token; floor (bench/compare/floor-reads.ts, **written for this benchmark**, the http floor's express + pg): ` +
           '`SELECT id, channel_id, user_id, content, created_at FROM messages WHERE channel_id = $1 ORDER BY created_at DESC, id DESC LIMIT 50` on the floor table, rows as JSON. ' +
           'Both tables seeded with one INSERT … SELECT generate_series, then VACUUM ANALYZE.',
@@ -747,6 +789,32 @@ async function scenarioHistory(env: Env): Promise<ScenarioResult> {
     await floor.stop();
     await service.stop();
   }
+}
+
+/**
+ * Turns `replies` of the seeded channel's messages (every 10th, oldest first) into thread-only replies,
+ * 100 per root, the root being the first message of each block of 1,000; writes the roots' counters and
+ * clears the replies' channel ordinals as chat_send_message would have (the channel's other ordinals keep
+ * their gaps: this scenario reads history and threads, not unread counts).
+ */
+async function seedThreads(url: string, channel: string, replies: number): Promise<void> {
+  await pgQuery(
+    url,
+    `WITH numbered AS (
+       SELECT id, row_number() OVER (ORDER BY created_at, id) AS g FROM messages WHERE channel_id = $1),
+     roots AS (SELECT id, g FROM numbered WHERE g % 1000 = 1)
+     UPDATE messages m SET thread_id = r.id, show_in_channel = false, channel_no = NULL, sender_no = NULL
+       FROM numbered n JOIN roots r ON r.g = ((n.g - 1) / 1000) * 1000 + 1
+      WHERE m.id = n.id AND n.g % 10 = 0 AND n.g <= $2 * 10`,
+    [channel, replies],
+  );
+  await pgQuery(
+    url,
+    `INSERT INTO message_threads (root_id, channel_id, reply_count, last_reply_at, participants)
+     SELECT thread_id, channel_id, count(*), max(created_at), array_agg(DISTINCT user_id)
+       FROM messages WHERE channel_id = $1 AND thread_id IS NOT NULL GROUP BY thread_id, channel_id`,
+    [channel],
+  );
 }
 
 async function scenarioInbox(env: Env): Promise<ScenarioResult> {
