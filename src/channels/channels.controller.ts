@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ChannelDto, ChannelListDto } from './dto/channel-response.dto';
 import type { Response } from 'express';
 import { Auth } from '../common/auth/auth.decorator';
 import { BackendPrincipal, CurrentPrincipal, WorkspacePrincipal } from '../common/auth/principal';
@@ -23,6 +24,8 @@ export class ChannelsController {
   /** Creates a channel (201); an existing direct channel for the same pair answers 200. */
   @Post()
   @Auth('backend')
+  @ApiCreatedResponse({ type: ChannelDto })
+  @ApiOkResponse({ type: ChannelDto, description: 'The direct channel of that pair already existed' })
   async create(
     @CurrentPrincipal() p: BackendPrincipal,
     @Body() dto: CreateChannelDto,
@@ -35,6 +38,7 @@ export class ChannelsController {
 
   @Get()
   @Auth('backend')
+  @ApiOkResponse({ type: ChannelListDto })
   @ApiQuery({ name: 'member', required: false, description: 'Only channels this user (external id) belongs to.' })
   @ApiQuery({ name: 'type', required: false, enum: ['direct', 'group'] })
   @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } })
@@ -49,12 +53,14 @@ export class ChannelsController {
 
   @Get(':id')
   @Auth('backend')
+  @ApiOkResponse({ type: ChannelDto })
   get(@CurrentPrincipal() p: BackendPrincipal, @Param('id') id: string) {
     return this.channels.get(p.workspaceId, id);
   }
 
   @Patch(':id')
   @Auth('backend')
+  @ApiOkResponse({ type: ChannelDto })
   update(@CurrentPrincipal() p: BackendPrincipal, @Param('id') id: string, @Body() dto: UpdateChannelDto) {
     return this.channels.update(p, id, dto);
   }

@@ -7,6 +7,7 @@ import { ChannelStateService } from './channel-state.service';
 import { ChannelsService } from './channels.service';
 import { ChannelStateDto, MyChannelDto, MyChannelListDto, MyChannelsQueryDto } from './dto/channel-state.dto';
 import { MembersDto, RoleDto, UpdateChannelDto } from './dto/channel.dto';
+import { ChannelDto } from './dto/channel-response.dto';
 import { MyChannelsService } from './my-channels.service';
 
 /** End-user routes: membership and SPEC.md's role rules apply. */
@@ -45,8 +46,9 @@ export class MyChannelsController {
     return this.state.set(p, id, dto);
   }
 
-  /** Admin only. */
+  /** Admin only (groups): name, avatar_url, frozen, slow_mode_seconds, metadata. */
   @Patch(':id')
+  @ApiOkResponse({ type: ChannelDto })
   update(@CurrentPrincipal() p: UserPrincipal, @Param('id') id: string, @Body() dto: UpdateChannelDto) {
     return this.channels.update(p, id, dto);
   }

@@ -270,4 +270,23 @@ describe('channel controls and custom data (CONTRACT §17)', () => {
       [true, 30, { topic: 'launch' }],
     ]);
   });
+
+  it('OpenAPI documents the channel fields, the message metadata and the new error codes', async () => {
+    const doc = (await t.http().get('/docs-json')).body as {
+      paths: Record<string, Record<string, { responses?: Record<string, unknown> }>>;
+      components: { schemas: Record<string, { properties?: Record<string, unknown>; enum?: string[] }> };
+    };
+    const { schemas } = doc.components;
+    expect(Object.keys(schemas.ChannelDto!.properties!)).toEqual(
+      expect.arrayContaining(['frozen', 'slow_mode_seconds', 'metadata']),
+    );
+    expect(JSON.stringify(doc.paths['/v1/channels/{id}']!.patch!.responses!['200'])).toContain('ChannelDto');
+    for (const dto of ['CreateChannelDto', 'UpdateChannelDto'])
+      expect(Object.keys(schemas[dto]!.properties!)).toEqual(
+        expect.arrayContaining(['frozen', 'slow_mode_seconds', 'metadata']),
+      );
+    expect(Object.keys(schemas.MessageDto!.properties!)).toContain('metadata');
+    expect(JSON.stringify(doc)).toContain('CHANNEL_FROZEN');
+    expect(JSON.stringify(doc)).toContain('SLOW_MODE');
+  });
 });
