@@ -289,4 +289,20 @@ describe('channel controls and custom data (CONTRACT §17)', () => {
     expect(JSON.stringify(doc)).toContain('CHANNEL_FROZEN');
     expect(JSON.stringify(doc)).toContain('SLOW_MODE');
   });
+
+  it('text PostgreSQL cannot store (a NUL byte) is 400 VALIDATION_ERROR, never a 500, and nothing is stored', async () => {
+    const { ws, ch, ana } = await room(t);
+    const m = await send(ana, ch.id, 'kept');
+    const refused = [
+      () => ana.api.post(`/v1/channels/${ch.id}/messages`, { content: 'a\u0000b' }),
+      () => ana.api.post(`/v1/channels/${ch.id}/messages`, { content: 'ok', metadata: { k: 'a\u0000b' } }),
+      () => ana.api.patch(`/v1/messages/${m.id}`, { content: 'x', metadata: { k: '\u0000' } }),
+      () => ws.api.patch(`/v1/channels/${ch.id}`, { metadata: { k: '\u0000' } }),
+    ];
+    for (const call of refused) expectError(await call(), 400, 'VALIDATION_ERROR');
+    expect((await history(ana.api, ch.id)).messages.map((x) => [x.content, x.edited_at])).toEqual([
+      ['kept', null],
+    ]);
+    expect((await ws.api.get(`/v1/channels/${ch.id}`)).body.metadata).toEqual({});
+  });
 });

@@ -9,20 +9,26 @@ describe('toAppError', () => {
   });
 
   it('turns anything unknown into a 500 INTERNAL that leaks nothing', () => {
-    const { error, unexpected } = toAppError(new Error('relation "secret_table" does not exist at SELECT * FROM ...'));
+    const { error, unexpected } = toAppError(
+      new Error('relation "secret_table" does not exist at SELECT * FROM ...'),
+    );
     expect(unexpected).toBe(true);
     expect(error.code).toBe('INTERNAL');
     expect(httpStatusOf(error.code)).toBe(500);
     const body = JSON.stringify(errorBody(error, 'rid'));
     expect(body).not.toContain('secret_table');
     expect(body).not.toContain('SELECT');
-    expect(errorBody(error, 'rid')).toEqual({ error: { code: 'INTERNAL', message: 'Internal error', request_id: 'rid' } });
+    expect(errorBody(error, 'rid')).toEqual({
+      error: { code: 'INTERNAL', message: 'Internal error', request_id: 'rid' },
+    });
     expect(toAppError('a string').error.code).toBe('INTERNAL');
     expect(toAppError(null).error.code).toBe('INTERNAL');
   });
 
   it('maps a dependency outage to 503 UNAVAILABLE with Retry-After', () => {
-    const { error } = toAppError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
+    const { error } = toAppError(
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+    );
     expect(error.code).toBe('UNAVAILABLE');
     expect(error.retryAfterSeconds).toBeGreaterThanOrEqual(1);
   });
@@ -39,6 +45,32 @@ describe('toAppError', () => {
     expect(toAppError(new PayloadTooLargeException()).error.code).toBe('PAYLOAD_TOO_LARGE');
     expect(toAppError({ type: 'entity.too.large', status: 413 }).error.code).toBe('PAYLOAD_TOO_LARGE');
     expect(toAppError({ type: 'entity.parse.failed', status: 400 }).error.code).toBe('VALIDATION_ERROR');
-    expect(toAppError({ type: 'encoding.unsupported', status: 415 }).error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    expect(toAppError({ type: 'encoding.unsupported', status: 415 }).error.code).toBe(
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
+  });
+
+  it('maps a database that went away (restart, crash, lost connection) to 503 UNAVAILABLE', () => {
+    for (const err of [
+      Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+      Object.assign(new Error('the database system is starting up'), { code: '57P03' }),
+      Object.assign(new Error('connection failure'), { code: '08006' }),
+      new Error('Connection terminated unexpectedly'),
+      new Error('Query runner already released. Cannot run queries anymore.'),
+    ]) {
+      const { error, unexpected } = toAppError(err);
+      expect([error.code, unexpected]).toEqual(['UNAVAILABLE', true]);
+      expect(error.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    }
+  });
+
+  it('maps text PostgreSQL cannot store (NUL bytes) to 400 VALIDATION_ERROR', () => {
+    for (const code of ['22021', '22P05']) {
+      const { error, unexpected } = toAppError(
+        Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code }),
+      );
+      expect([error.code, unexpected, httpStatusOf(error.code)]).toEqual(['VALIDATION_ERROR', false, 400]);
+      expect(error.message).not.toContain('UTF8');
+    }
   });
 });

@@ -4,6 +4,24 @@ import { AppError, ErrorCode } from './app-error';
 /** Driver and framework errors that mean "a dependency is down", not "a bug". */
 const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
 
+/**
+ * SQLSTATEs of a database that went away under a request: class 08 (connection exceptions), 57P01-57P03
+ * (terminated by an administrator, crash shutdown, cannot connect now): a restart, not a bug.
+ */
+function databaseGone(code: unknown, message: string): boolean {
+  if (typeof code === 'string' && (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03'))
+    return true;
+  return /Connection terminated unexpectedly|Client has encountered a connection error|Query runner already released/i.test(
+    message,
+  );
+}
+
+/**
+ * SQLSTATEs PostgreSQL answers for text it cannot store: 22021 (a NUL byte in text), 22P05 (`\u0000` in
+ * JSON). Input the request carried, so a 400, never a 500 (the statement wrote nothing).
+ */
+const UNSTORABLE_TEXT_STATES = new Set(['22021', '22P05']);
+
 /** Maps anything thrown to an AppError; returns the original cause separately for logging. */
 export function toAppError(err: unknown): { error: AppError; unexpected: boolean } {
   if (err instanceof AppError) return { error: err, unexpected: false };
@@ -35,6 +53,15 @@ export function toAppError(err: unknown): { error: AppError; unexpected: boolean
   const message = err instanceof Error ? err.message : '';
   if (/timeout exceeded when trying to connect|Connection terminated due to connection timeout/i.test(message) || e?.code === '53300') {
     return { error: new AppError('UNAVAILABLE', 'The service is overloaded, try again shortly', undefined, 2), unexpected: true };
+  }
+  if (databaseGone(e?.code, message)) {
+    return { error: new AppError('UNAVAILABLE', undefined, undefined, 2), unexpected: true };
+  }
+  if (typeof e?.code === 'string' && UNSTORABLE_TEXT_STATES.has(e.code)) {
+    return {
+      error: new AppError('VALIDATION_ERROR', 'Text must not contain NUL characters (\\u0000)'),
+      unexpected: false,
+    };
   }
   // body-parser errors (raised before Nest sees the request)
   if (e?.type === 'entity.too.large') return { error: new AppError('PAYLOAD_TOO_LARGE'), unexpected: false };
