@@ -8,7 +8,7 @@ import { isUuid } from '../common/ids';
 import { EXACT_TIME_PATTERN } from '../common/keyset';
 import { decodeCursor, pageOf } from '../common/pagination';
 import { HistoryQueryDto } from './dto/history-query.dto';
-import { MessageView, MessageViews } from './message-view.service';
+import { MessageSource, MessageView, MessageViews } from './message-view.service';
 import { HistoryBound, MessagesRepository } from './messages.repository';
 
 export interface HistoryPage {
@@ -35,18 +35,9 @@ export class MessageHistoryService {
   ) {}
 
   async page(p: WorkspacePrincipal, channelRef: string, q: HistoryQueryDto): Promise<HistoryPage> {
-    if (q.before !== undefined && q.after !== undefined)
-      throw AppError.validation('after', 'cannot be combined with before');
     const bound = this.boundOf(q);
     const { channel } = await this.access.open(p, channelRef);
-    const limit = q.limit ?? DEFAULT_PAGE_SIZE;
-    const rows = await this.views.rows(
-      this.db.manager,
-      { workspaceId: p.workspaceId, userId: p.kind === 'user' ? p.userId : null },
-      this.repo.pageSource(channel.id, bound, limit),
-    );
-    const page = pageOf(rows, limit, (r) => [r.created_key!, r.view.id]);
-    return { messages: page.items.map((r) => r.view), has_more: page.has_more, next_cursor: page.next_cursor };
+    return this.read(p, q, (limit) => this.repo.pageSource(channel.id, bound, limit));
   }
 
   /**
@@ -55,23 +46,32 @@ export class MessageHistoryService {
    * replies just before a reply, still oldest first, and its next_cursor pages further back.
    */
   async replies(p: WorkspacePrincipal, rootId: string, q: HistoryQueryDto): Promise<HistoryPage> {
-    if (q.before !== undefined && q.after !== undefined)
-      throw AppError.validation('after', 'cannot be combined with before');
     const bound = this.boundOf(q);
     const root = await this.access.openMessage(p, rootId);
+    const page = await this.read(p, q, (limit) => this.repo.replySource(root.id, bound, limit));
+    if (bound.kind === 'before') page.messages.reverse();
+    return page;
+  }
+
+  /** One page of a keyset source, rendered for the caller, with the next cursor. */
+  private async read(
+    p: WorkspacePrincipal,
+    q: HistoryQueryDto,
+    source: (limit: number) => MessageSource,
+  ): Promise<HistoryPage> {
     const limit = q.limit ?? DEFAULT_PAGE_SIZE;
     const rows = await this.views.rows(
       this.db.manager,
       { workspaceId: p.workspaceId, userId: p.kind === 'user' ? p.userId : null },
-      this.repo.replySource(root.id, bound, limit),
+      source(limit),
     );
     const page = pageOf(rows, limit, (r) => [r.created_key!, r.view.id]);
-    const messages = page.items.map((r) => r.view);
-    if (bound.kind === 'before') messages.reverse();
-    return { messages, has_more: page.has_more, next_cursor: page.next_cursor };
+    return { messages: page.items.map((r) => r.view), has_more: page.has_more, next_cursor: page.next_cursor };
   }
 
   private boundOf(q: HistoryQueryDto): HistoryBound {
+    if (q.before !== undefined && q.after !== undefined)
+      throw AppError.validation('after', 'cannot be combined with before');
     if (q.before !== undefined) return { kind: 'before', ...this.cursor(q.before, 'before') };
     if (q.after !== undefined) {
       if (RFC3339_SHAPE.test(q.after)) {

@@ -68,6 +68,12 @@ export interface MessageViewer {
   userId: string | null;
 }
 
+/** A thread's participant ids (a uuid[] column) as `[{id, external_id, name}]` in their order, or null. */
+export function threadParticipantsJson(ids: string): string {
+  return `(SELECT json_agg(json_build_object('id', tu.id, 'external_id', tu.external_id, 'name', tu.name) ORDER BY x.ord)
+             FROM unnest(${ids}) WITH ORDINALITY AS x(id, ord) JOIN users tu ON tu.id = x.id)`;
+}
+
 /** CONTRACT §7: the quote carries the first 180 Unicode code points of the parent's content. */
 export const QUOTE_MAX_CODE_POINTS = 180;
 
@@ -183,8 +189,7 @@ export class MessageViews {
               msg.created_at, (extract(epoch FROM msg.created_at) * 1000000)::bigint::text AS created_us,
               msg.edited_at, msg.deleted_at, msg.created_key, msg.thread_id, msg.show_in_channel,
               t.reply_count, t.last_reply_at,
-              (SELECT json_agg(json_build_object('id', tu.id, 'external_id', tu.external_id, 'name', tu.name) ORDER BY x.ord)
-                 FROM unnest(t.participants) WITH ORDINALITY AS x(id, ord) JOIN users tu ON tu.id = x.id) AS thread_participants,
+              ${threadParticipantsJson('t.participants')} AS thread_participants,
               p.id AS p_id, p.user_id AS p_user_id, pu.name AS p_user_name,
               left(p.content, ${QUOTE_MAX_CODE_POINTS}) AS p_content, p.type AS p_type, p.deleted_at AS p_deleted_at,
               pin.pinned_at, pb.id AS pb_id, pb.external_id AS pb_external_id, pb.name AS pb_name,

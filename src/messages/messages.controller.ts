@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { applyDecorators, Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiCreatedResponse,
@@ -17,6 +17,27 @@ import { BackendSendMessageDto, EditMessageDto, SendMessageDto } from './dto/sen
 import { MessageHistoryService } from './message-history.service';
 import { MessagesService, SendResult } from './messages.service';
 
+/** The answers of both send forms (OpenAPI). */
+function SendResponses() {
+  return applyDecorators(
+    ApiCreatedResponse({ type: MessageDto }),
+    ApiOkResponse({ type: MessageDto, description: 'An idempotent replay: the original message' }),
+    ApiBadRequestResponse({
+      type: ErrorResponseDto,
+      description:
+        'VALIDATION_ERROR: e.g. a thread_id that is unknown, in another channel or itself a reply; metadata over 4 KiB',
+    }),
+    ApiForbiddenResponse({
+      type: ErrorResponseDto,
+      description: 'NOT_A_MEMBER, MUTED, or CHANNEL_FROZEN (a user in a frozen channel)',
+    }),
+    ApiTooManyRequestsResponse({
+      type: ErrorResponseDto,
+      description: "RATE_LIMITED, or SLOW_MODE (the channel's slow mode); Retry-After in seconds",
+    }),
+  );
+}
+
 @ApiTags('messages')
 @Controller('v1')
 export class MessagesController {
@@ -28,21 +49,7 @@ export class MessagesController {
   /** Send as the JWT's user, or as `user_external_id` with a workspace key. 201; an idempotent replay 200. */
   @Post('channels/:id/messages')
   @Auth('any')
-  @ApiCreatedResponse({ type: MessageDto })
-  @ApiOkResponse({ type: MessageDto, description: 'An idempotent replay: the original message' })
-  @ApiBadRequestResponse({
-    type: ErrorResponseDto,
-    description:
-      'VALIDATION_ERROR: e.g. a thread_id that is unknown, in another channel or itself a reply; metadata over 4 KiB',
-  })
-  @ApiForbiddenResponse({
-    type: ErrorResponseDto,
-    description: 'NOT_A_MEMBER, MUTED, or CHANNEL_FROZEN (a user in a frozen channel)',
-  })
-  @ApiTooManyRequestsResponse({
-    type: ErrorResponseDto,
-    description: "RATE_LIMITED, or SLOW_MODE (the channel's slow mode); Retry-After in seconds",
-  })
+  @SendResponses()
   async send(
     @CurrentPrincipal() p: WorkspacePrincipal,
     @Param('id') channelRef: string,
@@ -55,21 +62,7 @@ export class MessagesController {
   /** The backend form: the channel in `channel_id`; `system: true` sends a system message. */
   @Post('messages')
   @Auth('backend')
-  @ApiCreatedResponse({ type: MessageDto })
-  @ApiOkResponse({ type: MessageDto, description: 'An idempotent replay: the original message' })
-  @ApiBadRequestResponse({
-    type: ErrorResponseDto,
-    description:
-      'VALIDATION_ERROR: e.g. a thread_id that is unknown, in another channel or itself a reply; metadata over 4 KiB',
-  })
-  @ApiForbiddenResponse({
-    type: ErrorResponseDto,
-    description: 'NOT_A_MEMBER, MUTED, or CHANNEL_FROZEN (a user in a frozen channel)',
-  })
-  @ApiTooManyRequestsResponse({
-    type: ErrorResponseDto,
-    description: "RATE_LIMITED, or SLOW_MODE (the channel's slow mode); Retry-After in seconds",
-  })
+  @SendResponses()
   async sendBackend(
     @CurrentPrincipal() p: BackendPrincipal,
     @Body() dto: BackendSendMessageDto,

@@ -4,7 +4,7 @@ import { EntityManager } from 'typeorm';
 import type { QuotedMessagePayload, ThreadCounters } from '../events/event-types';
 import { iso } from '../common/time';
 import { exactTime } from '../infra/database/sql';
-import { QUOTE_MAX_CODE_POINTS } from './message-view.service';
+import { QUOTE_MAX_CODE_POINTS, threadParticipantsJson } from './message-view.service';
 import type { MessageSource } from './message-view.service';
 
 /** A parent message: its channel and the quote a reply to it carries. */
@@ -92,9 +92,7 @@ export class MessagesRepository {
                                     ORDER BY r.created_at DESC, r.id DESC LIMIT 1)
             WHERE t.root_id = $1
            RETURNING t.reply_count, t.last_reply_at, t.participants)
-         SELECT t.reply_count, t.last_reply_at,
-                (SELECT json_agg(json_build_object('id', u.id, 'external_id', u.external_id, 'name', u.name) ORDER BY x.ord)
-                   FROM unnest(t.participants) WITH ORDINALITY AS x(id, ord) JOIN users u ON u.id = x.id) AS thread_participants
+         SELECT t.reply_count, t.last_reply_at, ${threadParticipantsJson('t.participants')} AS thread_participants
            FROM t`,
       [rootId],
     );

@@ -1,7 +1,5 @@
-import { randomBytes } from 'crypto';
 import { DataSource } from 'typeorm';
-import { startTestApp, TestApp } from '../support/app';
-import { cloneDatabase } from '../support/databases';
+import { startTestApp, startTwoInstances, TestApp } from '../support/app';
 import { Client, newWorkspace, TestUser } from '../support/fixtures';
 import { group, send } from '../messages/helpers';
 import { closeAllSockets, connectSocket, sleep } from '../support/socket';
@@ -64,20 +62,13 @@ describe('hiding a channel while messages are sent (PostgreSQL)', () => {
 describe('channel.state_changed with two instances (PostgreSQL + Redis)', () => {
   let one: TestApp;
   let two: TestApp;
-  let drop: () => Promise<void>;
+  let close: () => Promise<void>;
   beforeAll(async () => {
-    const db = await cloneDatabase();
-    drop = db.drop;
-    const shared = { databaseUrl: db.url, redisPrefix: `ust${Date.now().toString(36)}:` };
-    const env = { SERVICE_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
-    one = await startTestApp(env, shared);
-    two = await startTestApp(env, shared);
+    ({ one, two, close } = await startTwoInstances('ust'));
   });
   afterAll(async () => {
     closeAllSockets();
-    await one.close();
-    await two.close().catch(() => undefined);
-    await drop();
+    await close();
   });
 
   it('a change made through one instance reaches the caller’s sockets on both, and no one else’s', async () => {

@@ -1,10 +1,8 @@
-import { randomBytes } from 'crypto';
 import type Redis from 'ioredis';
 import { WorkspaceKeyCache } from '../../src/auth/workspace-key.cache';
 import { WorkspaceChanges } from '../../src/workspaces/workspace-changes';
 import { WorkspaceSettingsCache } from '../../src/workspaces/workspace-settings.cache';
-import { startTestApp, TestApp } from '../support/app';
-import { cloneDatabase } from '../support/databases';
+import { startTwoInstances, TestApp } from '../support/app';
 import { expectError } from '../support/errors';
 import { admin, Client, newWorkspace, TestUser, TestWorkspace, userToken } from '../support/fixtures';
 
@@ -28,20 +26,13 @@ async function within(withinMs: number, check: () => Promise<boolean>): Promise<
 describe('key and settings caches across two instances (PostgreSQL + Redis)', () => {
   let one: TestApp;
   let two: TestApp;
-  let drop: () => Promise<void>;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    const db = await cloneDatabase();
-    drop = db.drop;
-    const shared = { databaseUrl: db.url, redisPrefix: `ac${Date.now().toString(36)}:` };
-    const env = { SERVICE_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
-    one = await startTestApp(env, shared);
-    two = await startTestApp(env, shared);
+    ({ one, two, close } = await startTwoInstances('ac'));
   });
   afterAll(async () => {
-    await one.close();
-    await two.close().catch(() => undefined);
-    await drop();
+    await close();
   });
 
   const on = (t: TestApp, authorization: string) => new Client(t, authorization);

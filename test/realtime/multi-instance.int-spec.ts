@@ -1,9 +1,7 @@
-import { randomBytes } from 'crypto';
 import { io } from 'socket.io-client';
 import { OFFLINE_GRACE_MS, PRESENCE_TICK_MS } from '../../src/realtime/presence.coalescer';
 import { PresenceStore } from '../../src/realtime/presence.store';
-import { cloneDatabase } from '../support/databases';
-import { startTestApp, TestApp } from '../support/app';
+import { startTwoInstances, TestApp } from '../support/app';
 import { Client, newWorkspace, TestUser, TestWorkspace } from '../support/fixtures';
 import { closeAllSockets, connectSocket, sleep, TestSocket } from '../support/socket';
 
@@ -12,24 +10,17 @@ const isMsg = (id: string) => (e: any) => e?.data?.id === id;
 describe('two instances on PostgreSQL + Redis', () => {
   let one: TestApp;
   let two: TestApp;
-  let drop: () => Promise<void>;
+  let close: () => Promise<void>;
   let ws: TestWorkspace;
   let ana: TestUser, bo: TestUser, cy: TestUser;
   let ch: { id: string };
 
   beforeAll(async () => {
-    const db = await cloneDatabase();
-    drop = db.drop;
-    const shared = { databaseUrl: db.url, redisPrefix: `mi${Date.now().toString(36)}:` };
-    const env = { SERVICE_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
-    one = await startTestApp(env, shared);
-    two = await startTestApp(env, shared);
+    ({ one, two, close } = await startTwoInstances('mi'));
   });
   afterAll(async () => {
     closeAllSockets();
-    await one.close();
-    await two.close().catch(() => undefined);
-    await drop();
+    await close();
   });
   beforeEach(async () => {
     ws = await newWorkspace(one);

@@ -64,3 +64,26 @@ export async function startTestApp(overrides: Record<string, string> = {}, share
     },
   };
 }
+
+/**
+ * Two instances of the application on one cloned PostgreSQL database and one Redis (under their own key
+ * prefix), as a multi-instance deployment runs them. `close` stops both and drops the database.
+ */
+export async function startTwoInstances(
+  prefix: string,
+): Promise<{ one: TestApp; two: TestApp; close: () => Promise<void> }> {
+  const db = await cloneDatabase();
+  const shared = { databaseUrl: db.url, redisPrefix: `${prefix}${Date.now().toString(36)}:` };
+  const env = { SERVICE_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
+  const one = await startTestApp(env, shared);
+  const two = await startTestApp(env, shared);
+  return {
+    one,
+    two,
+    close: async () => {
+      await one.close();
+      await two.close().catch(() => undefined);
+      await db.drop();
+    },
+  };
+}

@@ -4,6 +4,7 @@ import { ListQueryDto } from '../../common/http/list-query.dto';
 import { IsOptionalNotNull } from '../../common/http/optional';
 import { parseRfc3339 } from '../../common/rfc3339';
 import { FOREVER } from '../channel-state.sql';
+import { ChannelDto } from './channel-response.dto';
 
 const MUTED_UNTIL_RULE = `must be an RFC 3339 time, "${FOREVER}" or null`;
 
@@ -54,33 +55,8 @@ export class MyChannelsQueryDto extends ListQueryDto {
   include?: string;
 }
 
-class MyChannelMemberDto {
-  external_id!: string;
-  /** null in direct channels */
-  role!: 'admin' | 'member' | null;
-  joined_at!: string;
-}
-
-/** A channel as GET /v1/me/channels lists it to the caller (CONTRACT §6 and §18). */
-export class MyChannelDto {
-  id!: string;
-  type!: 'direct' | 'group';
-  external_id!: string;
-  name!: string | null;
-  avatar_url!: string | null;
-  member_count!: number;
-  /** The creator's external_id */
-  created_by!: string | null;
-  created_at!: string;
-  updated_at!: string;
-  /** Users cannot send, edit, react or unsend (CONTRACT §17) */
-  frozen!: boolean;
-  /** Seconds a member waits between their own sends (0: off) */
-  slow_mode_seconds!: number;
-  /** Custom data: a JSON object of at most 4 KiB */
-  @ApiProperty({ type: 'object', additionalProperties: true })
-  metadata!: Record<string, unknown>;
-  members!: MyChannelMemberDto[];
+/** A channel as GET /v1/me/channels lists it to the caller (CONTRACT §6 and §18): the channel object and the caller's view. */
+export class MyChannelDto extends ChannelDto {
   /** The caller's role (null in direct channels) */
   role!: 'admin' | 'member' | null;
   unread_count!: number;
