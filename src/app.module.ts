@@ -30,12 +30,14 @@ import { DevicesModule } from './push/devices.module';
 import { PushModule } from './push/push.module';
 import { SearchModule } from './search/search.module';
 import { PinsModule } from './pins/pins.module';
+import { ExportBuildModule } from './exports/export-build.module';
+import { ExportsModule } from './exports/exports.module';
 
 /** Composes the feature modules; SERVICE_ROLE=worker leaves out the public API. */
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
-    const api: Type[] = config.SERVICE_ROLE === 'worker' ? [] : [UsersModule, ChannelsModule, MyChannelsModule, ReceiptsModule, MessagesModule, ReactionsModule, BlocksModule, MutesModule, WebhooksModule, RealtimeModule, AttachmentsModule, DevicesModule, SearchModule, PinsModule];
+    const api: Type[] = config.SERVICE_ROLE === 'worker' ? [] : [UsersModule, ChannelsModule, MyChannelsModule, ReceiptsModule, MessagesModule, ReactionsModule, BlocksModule, MutesModule, WebhooksModule, RealtimeModule, AttachmentsModule, DevicesModule, SearchModule, PinsModule, ExportsModule];
     return {
       module: AppModule,
       imports: [
@@ -52,6 +54,7 @@ export class AppModule {
         PresenceModule,
         WebhookDeliveryModule, // relay + delivery workers (started unless SERVICE_ROLE=api)
         PushModule, // relay + FCM worker (started unless SERVICE_ROLE=api, and only with a service account)
+        ExportBuildModule, // user export builds + sweeper (started unless SERVICE_ROLE=api)
         ...api,
       ],
       providers: [

@@ -5,8 +5,13 @@ import { Auth } from '../common/auth/auth.decorator';
 import { AppError } from '../common/errors/app-error';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
-import { LocalObjectStorage, UploadSizeError } from '../infra/storage/local.storage';
-import { contentDisposition, decodeKeyPath, ObjectStorage } from '../infra/storage/object-storage';
+import { DOWNLOADS_PREFIX, LocalObjectStorage, UploadSizeError } from '../infra/storage/local.storage';
+import {
+  contentDisposition,
+  decodeDownloadKeyPath,
+  decodeKeyPath,
+  ObjectStorage,
+} from '../infra/storage/object-storage';
 import { AttachmentsRepository } from './attachments.repository';
 import { normalizeMimeType } from './attachments.service';
 
@@ -19,10 +24,10 @@ function allowAnyOrigin(res: Response): void {
 }
 
 /**
- * The HTTP side of the storage drivers: the local driver's signed upload route and
+ * The HTTP side of the storage drivers: the local driver's signed upload and download routes and
  * `GET /files/<key>`, the default public URL of both drivers (the file itself for `local`, a
- * short-lived redirect into the bucket for `s3`). Neither needs credentials; the upload's signature
- * is its credential. Keys are parsed from the raw path segment by segment, so a `..%2f` can never
+ * short-lived redirect into the bucket for `s3`). None needs credentials; the upload's and the
+ * download's signature is their credential. Keys are parsed from the raw path segment by segment, so a `..%2f` can never
  * turn into a path.
  */
 @ApiTags('attachments')
@@ -150,6 +155,53 @@ export class UploadsController {
         }
         for (const k of Object.keys(headers)) res.removeHeader(k);
         reject(AppError.notFound('File'));
+      });
+    });
+  }
+
+  /**
+   * The local driver's signed download (user exports' `download_url`): the object with the signed
+   * Content-Type and an attachment disposition, until `expires` (403 FORBIDDEN after it or with a bad
+   * signature; 404 once the object is gone).
+   */
+  @Get('v1/downloads/*key')
+  @Auth('public')
+  @ApiParam({ name: 'key', description: 'The object key' })
+  @ApiQuery({ name: 'expires', description: 'Unix time the URL expires (signed)' })
+  @ApiQuery({ name: 'type', description: 'The Content-Type of the answer (signed)' })
+  @ApiQuery({ name: 'name', description: 'The file name of the answer (signed)' })
+  @ApiQuery({ name: 'sig', description: 'HMAC-SHA256 signature' })
+  @ApiOkResponse({ description: 'The object. 403 expired or altered URL, 404 no such object.' })
+  async download(@Req() req: Request, @Res() res: Response): Promise<void> {
+    const storage = this.storage;
+    if (!(storage instanceof LocalObjectStorage)) throw AppError.notFound('Download');
+    const key = decodeDownloadKeyPath(req.path.slice(DOWNLOADS_PREFIX.length));
+    if (!key) throw new AppError('FORBIDDEN', 'Invalid download URL');
+    const check = storage.signer.checkDownload(key, req.query);
+    if (!check.ok)
+      throw new AppError(
+        'FORBIDDEN',
+        check.reason === 'expired' ? 'This download URL has expired' : 'Invalid download URL',
+      );
+    const { contentType, filename } = check.grant;
+    allowAnyOrigin(res);
+    const headers: Record<string, string> = {
+      'Content-Type': contentType,
+      'Content-Disposition': contentDisposition(contentType, filename),
+      'X-Content-Type-Options': 'nosniff',
+      'Content-Security-Policy': "default-src 'none'; sandbox",
+      'Cache-Control': 'private, no-store',
+    };
+    for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+    await new Promise<void>((resolve, reject) => {
+      res.sendFile(key, { root: storage.filesDir, dotfiles: 'deny' }, (err?: Error) => {
+        if (!err) return resolve();
+        if (res.headersSent) {
+          res.destroy();
+          return resolve();
+        }
+        for (const k of Object.keys(headers)) res.removeHeader(k);
+        reject(AppError.notFound('Download'));
       });
     });
   }

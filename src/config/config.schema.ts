@@ -129,6 +129,11 @@ export const CONFIG_SCHEMA = {
   SERVICE_WEBHOOK_TIMEOUT_MS: { default: '10000', description: 'Webhook request timeout', parse: int(100, 120_000) },
   SERVICE_WEBHOOK_AUTO_DISABLE_FAILURES: { default: '24', description: 'Consecutive failures before auto-disable', parse: int(1) },
   SERVICE_EVENT_RETENTION_DAYS: { default: '30', description: 'Days events are kept for sync', parse: int(1, 3650) },
+  SERVICE_EXPORT_DOWNLOAD_TTL_SECONDS: {
+    default: '900',
+    description: 'How long a user export download_url stays valid (signed afresh on every GET)',
+    parse: int(1, 7 * 86400),
+  },
   LOG_LEVEL: { default: 'info', description: 'fatal|error|warn|info|debug|trace|silent', parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent') },
 } satisfies Record<string, VarSpec<unknown>>;
 

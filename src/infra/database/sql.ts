@@ -25,3 +25,8 @@ export async function rows<T>(m: EntityManager, text: string, params: unknown[] 
 export function exactTime(column: string): string {
   return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 }
+
+/** A timestamp column as the API shows times (RFC 3339 UTC with milliseconds, CONTRACT §1), or SQL null. */
+export function isoTime(column: string): string {
+  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}

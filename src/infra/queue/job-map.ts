@@ -8,6 +8,8 @@ export interface JobMap {
   'webhook.deliver': { deliveryId: string; attempt: number };
   /** The push notifications of one `message.created` event of the log. */
   'push.message': { eventId: string };
+  /** Builds one user export (CONTRACT §20); the job id is the export id. */
+  'export.build': { exportId: string };
 }
 
 export type JobName = keyof JobMap;

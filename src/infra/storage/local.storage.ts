@@ -12,7 +12,9 @@ import {
   encodeKey,
   ObjectServing,
   ObjectStorage,
+  PresignedGet,
   PresignedPut,
+  PresignGetInput,
   PresignPutInput,
   ServeTarget,
 } from './object-storage';
@@ -20,9 +22,12 @@ import { UploadGrant, UploadSigner } from './upload-signer';
 
 export class UploadSizeError extends Error {}
 
+export const DOWNLOADS_PREFIX = '/v1/downloads/';
+
 /**
  * The default driver: files under `${SERVICE_DATA_DIR}/files`, uploaded with a signed, expiring
- * `PUT {base_url}/v1/uploads/<key>` to this service and served at `GET {base_url}/files/<key>`.
+ * `PUT {base_url}/v1/uploads/<key>` to this service and served at `GET {base_url}/files/<key>`
+ * (attachments) or at a signed, expiring `GET {base_url}/v1/downloads/<key>` (exports).
  * An upload streams into a temporary file outside the served tree and is renamed into place once
  * complete, so a reader never sees a partial file. One instance (or a shared volume): use `s3` to scale out.
  */
@@ -100,6 +105,49 @@ export class LocalObjectStorage extends ObjectStorage {
       throw err;
     }
     return `"${md5.digest('hex')}"`;
+  }
+
+  /** Streams the body into a temporary file and renames it into place once complete. */
+  async putStream(key: string, body: Readable, _contentType: string): Promise<number> {
+    const target = this.pathOf(key);
+    if (!target) throw new Error(`refusing to store outside the files directory: ${key}`);
+    const partial = join(this.partialDir, randomUUID());
+    let size = 0;
+    const counter = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        size += chunk.length;
+        done(null, chunk);
+      },
+    });
+    try {
+      await pipeline(body, counter, createWriteStream(partial, { flags: 'wx', mode: 0o640 }));
+      await mkdir(dirname(target), { recursive: true });
+      await rename(partial, target);
+    } catch (err) {
+      await rm(partial, { force: true });
+      throw err;
+    }
+    return size;
+  }
+
+  async delete(key: string): Promise<void> {
+    const target = this.pathOf(key);
+    if (!target) throw new Error(`refusing to delete outside the files directory: ${key}`);
+    await rm(target, { force: true });
+  }
+
+  async presignGet(input: PresignGetInput): Promise<PresignedGet> {
+    const expires = Math.floor(Date.now() / 1000) + input.expiresInSeconds;
+    const query = this.signer.downloadQuery({
+      key: input.key,
+      contentType: input.contentType,
+      filename: input.filename,
+      expires,
+    });
+    return {
+      url: `${this.config.baseUrl}${DOWNLOADS_PREFIX}${encodeKey(input.key)}?${query}`,
+      expiresAt: new Date(expires * 1000),
+    };
   }
 
   async serve(key: string, _serving: ObjectServing): Promise<ServeTarget | null> {

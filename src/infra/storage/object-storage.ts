@@ -1,3 +1,5 @@
+import type { Readable } from 'stream';
+
 /** What a presigned upload needs to be bound to. */
 export interface PresignPutInput {
   key: string;
@@ -10,6 +12,20 @@ export interface PresignedPut {
   url: string;
   /** Headers the client must send with the PUT (the signature covers them). */
   headers: Record<string, string>;
+  expiresAt: Date;
+}
+
+/** What a presigned download answers with. */
+export interface PresignGetInput {
+  key: string;
+  contentType: string;
+  /** The download's file name (`Content-Disposition: attachment`). */
+  filename: string;
+  expiresInSeconds: number;
+}
+
+export interface PresignedGet {
+  url: string;
   expiresAt: Date;
 }
 
@@ -35,6 +51,19 @@ export abstract class ObjectStorage {
 
   /** Where `GET /files/<key>` finds the object (null: it does not exist). */
   abstract serve(key: string, serving: ObjectServing): Promise<ServeTarget | null>;
+
+  /**
+   * Stores what `body` yields under `key`, replacing any object there, and answers its size. The body
+   * is consumed as it comes (never held whole); readers never see a partial object. On failure
+   * nothing new is left under the key.
+   */
+  abstract putStream(key: string, body: Readable, contentType: string): Promise<number>;
+
+  /** Deletes the object of a service-written key; a missing object is not an error. */
+  abstract delete(key: string): Promise<void>;
+
+  /** A GET URL that needs no credentials (its signature is one), valid `expiresInSeconds`. */
+  abstract presignGet(input: PresignGetInput): Promise<PresignedGet>;
 }
 
 /** Object keys travel in URLs segment by segment: `/` separates, everything else is percent-encoded. */
@@ -45,13 +74,12 @@ export function encodeKey(key: string): string {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
- * The inverse of `encodeKey` for a raw (still encoded) URL path, or null when it is not a key this
- * service could have issued: exactly `<uuid>/<uuid>/<name>`, no empty, `.` or `..` segment, no
- * separator, backslash or control character hidden behind percent-encoding.
+ * A raw (still encoded) URL path as its decoded segments, or null when one of them is empty, `.`,
+ * `..`, starts with a dot, or hides a separator, backslash or control character behind percent-encoding.
  */
-export function decodeKeyPath(rawPath: string): string | null {
+function decodeSegments(rawPath: string, maxSegments: number): string[] | null {
   const parts = rawPath.split('/');
-  if (parts.length !== 3) return null;
+  if (parts.length > maxSegments) return null;
   const decoded: string[] = [];
   for (const part of parts) {
     let s: string;
@@ -63,8 +91,27 @@ export function decodeKeyPath(rawPath: string): string | null {
     if (!s || s === '.' || s === '..' || s.startsWith('.') || /[/\\\p{Cc}]/u.test(s)) return null;
     decoded.push(s);
   }
+  return decoded;
+}
+
+/**
+ * The inverse of `encodeKey` for a raw (still encoded) URL path, or null when it is not a key this
+ * service could have issued: exactly `<uuid>/<uuid>/<name>`, no empty, `.` or `..` segment, no
+ * separator, backslash or control character hidden behind percent-encoding.
+ */
+export function decodeKeyPath(rawPath: string): string | null {
+  const decoded = decodeSegments(rawPath, 3);
+  if (!decoded || decoded.length !== 3) return null;
   if (!UUID.test(decoded[0]!) || !UUID.test(decoded[1]!)) return null;
   return decoded.join('/');
+}
+
+/**
+ * The key of a signed download URL's path (any service-issued key of up to 8 segments, with the
+ * same per-segment rules as `decodeKeyPath`); the signature, checked after this, binds the key.
+ */
+export function decodeDownloadKeyPath(rawPath: string): string | null {
+  return decodeSegments(rawPath, 8)?.join('/') ?? null;
 }
 
 /** Images are shown inline; everything else downloads (`Content-Disposition: attachment`). */

@@ -10,10 +10,26 @@ export interface UploadGrant {
 
 export type GrantCheck = { ok: true; grant: UploadGrant } | { ok: false; reason: 'invalid' | 'expired' };
 
+/** A signed download of a stored object (the local driver's `GET /v1/downloads/<key>`). */
+export interface DownloadGrant {
+  key: string;
+  contentType: string;
+  filename: string;
+  /** Unix seconds. */
+  expires: number;
+}
+
+export type DownloadCheck = { ok: true; grant: DownloadGrant } | { ok: false; reason: 'invalid' | 'expired' };
+
+/** Printable, no control characters: what a signed type or file name may be. */
+const SIGNED_TEXT = /^[^\p{Cc}]{1,255}$/u;
+
 /**
  * Signs and checks the local driver's upload URLs. The HMAC covers the key, the expiry, the declared
  * type and the declared size, so none of them can be changed without the service's key, which is
- * derived (HKDF) from SERVICE_ENCRYPTION_KEY and never used for anything else.
+ * derived (HKDF) from SERVICE_ENCRYPTION_KEY and never used for anything else. Download URLs are
+ * signed with the same key over the method (`GET`, where uploads sign `PUT`), the key, the expiry,
+ * the type and the file name they answer with: neither kind of signature passes for the other.
  */
 export class UploadSigner {
   private readonly key: Buffer;
@@ -54,6 +70,50 @@ export class UploadSigner {
       return { ok: false, reason: 'invalid' };
     if (grant.expires < nowSeconds) return { ok: false, reason: 'expired' };
     return { ok: true, grant };
+  }
+
+  /** The query string (without `?`) of a download URL. */
+  downloadQuery(g: DownloadGrant): string {
+    return new URLSearchParams({
+      expires: String(g.expires),
+      type: g.contentType,
+      name: g.filename,
+      sig: this.downloadMac(g),
+    }).toString();
+  }
+
+  checkDownload(
+    key: string,
+    query: Record<string, unknown>,
+    nowSeconds = Math.floor(Date.now() / 1000),
+  ): DownloadCheck {
+    const { expires, type, name, sig } = query;
+    if (
+      typeof expires !== 'string' ||
+      typeof type !== 'string' ||
+      typeof name !== 'string' ||
+      typeof sig !== 'string'
+    ) {
+      return { ok: false, reason: 'invalid' };
+    }
+    if (!/^\d{1,12}$/.test(expires) || !SIGNED_TEXT.test(type) || !SIGNED_TEXT.test(name))
+      return { ok: false, reason: 'invalid' };
+    const grant: DownloadGrant = { key, contentType: type, filename: name, expires: Number(expires) };
+    if (!this.same(sig, this.downloadMac(grant))) return { ok: false, reason: 'invalid' };
+    if (grant.expires < nowSeconds) return { ok: false, reason: 'expired' };
+    return { ok: true, grant };
+  }
+
+  private same(given: string, expected: string): boolean {
+    const a = Buffer.from(given);
+    const b = Buffer.from(expected);
+    return a.length === b.length && timingSafeEqual(a, b);
+  }
+
+  private downloadMac(g: DownloadGrant): string {
+    return createHmac('sha256', this.key)
+      .update(['GET', g.key, String(g.expires), g.contentType, g.filename].join('\n'))
+      .digest('base64url');
   }
 
   private mac(g: UploadGrant): string {
