@@ -1,4 +1,3 @@
-import type { DataSource } from 'typeorm';
 import { ExportContext, ExportSection, keysetList, renderExport } from './export-document';
 
 function context(): ExportContext & { checkpoints: number } {
@@ -6,7 +5,7 @@ function context(): ExportContext & { checkpoints: number } {
     exportId: 'e1',
     workspaceId: 'w1',
     userId: 'u1',
-    db: {} as DataSource,
+    db: { query: () => Promise.resolve([]) },
     checkpoints: 0,
     checkpoint: async () => {
       ctx.checkpoints++;
@@ -32,7 +31,16 @@ function numbers(key: string, n: number, limit: number, pages: number[][] = []):
           const start = (after ?? 0) + 1;
           const page = Array.from({ length: Math.max(0, Math.min(lim, n - start + 1)) }, (_, i) => start + i);
           pages.push(page);
-          return page.map((v) => ({ json: JSON.stringify({ v }), key: v }));
+          // parts of two items, as pageSql answers them in parts
+          const parts: string[] = [];
+          for (let i = 0; i < page.length; i += 2)
+            parts.push(
+              page
+                .slice(i, i + 2)
+                .map((v) => JSON.stringify({ v }))
+                .join(','),
+            );
+          return { parts, count: page.length, last: page[page.length - 1] ?? null };
         },
         limit,
       ),

@@ -1,5 +1,3 @@
-import type { DataSource } from 'typeorm';
-
 /** Rows per keyset page of a list section: one page of JSON text is in memory at a time. */
 export const EXPORT_PAGE_SIZE = 1000;
 
@@ -10,6 +8,11 @@ export const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 export const EXPORT_FORMAT = 'chat-service/user-export';
 export const EXPORT_FORMAT_VERSION = 1;
 
+/** How sections read: one statement, its rows. */
+export interface ExportReader {
+  query<T>(sql: string, params: unknown[]): Promise<T[]>;
+}
+
 /** What a section reads with. */
 export interface ExportContext {
   exportId: string;
@@ -17,7 +20,7 @@ export interface ExportContext {
   /** The exported user (`users.id`). */
   userId: string;
   /** Reads outside any transaction: each page is its own statement, so no snapshot is held for minutes. */
-  db: DataSource;
+  db: ExportReader;
   /**
    * Called between pages: renews the build's lease, and throws when the build must stop (the lease
    * went to another worker, or the process is shutting down).
@@ -37,34 +40,75 @@ export interface ExportSection {
   render(ctx: ExportContext): AsyncIterable<string>;
 }
 
-/** One rendered item of a list and its keyset position. */
-export interface KeyedJson<K> {
-  /** The item as JSON text (rendered by the database: `json_build_object(...)::text`). */
-  json: string;
-  key: K;
+/** Items of a page per string the database answers: about 45 KB of JSON for messages. */
+export const EXPORT_PART_ITEMS = 100;
+
+/** One page of a list section, as the database answers it (see `pageSql`). */
+export interface JsonPage<K> {
+  /** The page's items as JSON texts, joined with commas in parts of EXPORT_PART_ITEMS items. */
+  parts: string[];
+  count: number;
+  /** The keyset position of the page's last item (null for an empty page). */
+  last: K | null;
+}
+
+/**
+ * Wraps a statement answering one page of items (a `json` text column and the keyset columns,
+ * ordered by `orderBy` and limited) into one answering the page in parts: each part a row of up to
+ * EXPORT_PART_ITEMS items joined into one JSON text by the database, their count, and the keyset
+ * columns of the part's last item.
+ *
+ * A few strings per page instead of a JS object and a string per item: a million-message build
+ * allocates a few thousand objects, not millions, and each part stays under V8's large-object size
+ * (a string of a whole page, ~450 KB, would be one).
+ */
+export function pageSql(select: string, orderBy: string, keyColumns: readonly string[]): string {
+  const last = keyColumns.map((k) => `(array_agg(${k} ORDER BY ord DESC))[1] AS ${k}`).join(', ');
+  return `WITH page AS (${select}),
+    numbered AS (SELECT page.*, row_number() OVER (ORDER BY ${orderBy}) AS ord FROM page)
+    SELECT string_agg(json, ',' ORDER BY ord) AS json, count(*)::int AS count, ${last}
+      FROM numbered GROUP BY (ord - 1) / ${EXPORT_PART_ITEMS} ORDER BY (ord - 1) / ${EXPORT_PART_ITEMS}`;
+}
+
+/** Runs a `pageSql` statement; `lastOf` reads the keyset position from a part's key columns. */
+export async function queryPage<R, K>(
+  ctx: ExportContext,
+  sql: string,
+  params: unknown[],
+  lastOf: (row: R) => K,
+): Promise<JsonPage<K>> {
+  const rows = await ctx.db.query<R & { json: string; count: number }>(sql, params);
+  const tail = rows[rows.length - 1];
+  return {
+    parts: rows.map((r) => r.json),
+    count: rows.reduce((n, r) => n + r.count, 0),
+    last: tail ? lastOf(tail) : null,
+  };
 }
 
 /**
  * A JSON array read in keyset pages: `page(after, limit)` answers up to `limit` items after `after`
- * (null: from the start) in a stable order. Each page is yielded as one chunk and then dropped.
+ * (null: from the start) in a stable order. Each part of a page is yielded and let go of at once.
  */
 export async function* keysetList<K>(
   ctx: ExportContext,
-  page: (after: K | null, limit: number) => Promise<KeyedJson<K>[]>,
+  page: (after: K | null, limit: number) => Promise<JsonPage<K>>,
   limit = EXPORT_PAGE_SIZE,
 ): AsyncIterable<string> {
   yield '[';
   let after: K | null = null;
   let first = true;
   for (;;) {
-    const rows = await page(after, limit);
-    const last = rows[rows.length - 1];
-    if (last) {
-      yield (first ? '' : ',') + rows.map((r) => r.json).join(',');
+    const p = await page(after, limit);
+    for (let i = 0; i < p.parts.length; i++) {
+      if (!first) yield ',';
       first = false;
-      after = last.key;
+      const part = p.parts[i]!;
+      p.parts[i] = '';
+      yield part;
     }
-    if (rows.length < limit) break;
+    if (p.last !== null) after = p.last;
+    if (p.count < limit || p.last === null) break;
     await ctx.checkpoint();
   }
   yield ']';
@@ -76,7 +120,7 @@ export async function* singleObject(
   sql: string,
   params: unknown[],
 ): AsyncIterable<string> {
-  const rows: { json: string }[] = await ctx.db.query(sql, params);
+  const rows = await ctx.db.query<{ json: string }>(sql, params);
   yield rows[0]?.json ?? 'null';
 }
 

@@ -6,7 +6,7 @@ import { singleObject } from '../export-document';
 export const userSection: ExportSection = {
   key: 'user',
   async *render(ctx: ExportContext) {
-    const rows: { json: string }[] = await ctx.db.query(
+    const rows = await ctx.db.query<{ json: string }>(
       `SELECT json_build_object(
          'id', u.id, 'external_id', u.external_id, 'name', u.name, 'avatar_url', u.avatar_url,
          'metadata', u.metadata, 'last_seen_at', ${isoTime('u.last_seen_at')},
