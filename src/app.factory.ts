@@ -16,6 +16,7 @@ import type { AppConfig } from './config/config.schema';
 import { Metrics } from './ops/metrics';
 import { RedisService } from './infra/redis/redis.module';
 import { RealtimeIoAdapter } from './realtime/realtime-io.adapter';
+import { inputHygieneMiddleware } from './common/http/input-hygiene';
 
 export const BODY_LIMIT_BYTES = 256 * 1024;
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -42,6 +43,8 @@ export async function createApp(config: AppConfig, opts: { logs?: boolean } = {}
   app.use((req: Request, res: Response, next: NextFunction) =>
     req.path.startsWith(UPLOADS_PREFIX) ? next() : parseJson(req, res, (err?: unknown) => (err ? sendError(err, req, res, errorLogger) : next())),
   );
+  // one check of every input at the edge: NUL bytes, lone surrogates, nesting depth (issue 11)
+  app.use(inputHygieneMiddleware((err, req, res) => sendError(err, req, res, errorLogger)));
   app.useGlobalPipes(createValidationPipe());
   app.useWebSocketAdapter(new RealtimeIoAdapter(app, app.get(RedisService)));
   // no enableShutdownHooks(): main.ts owns SIGTERM/SIGINT and calls app.close() once (two concurrent

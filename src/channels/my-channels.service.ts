@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { UserPrincipal } from '../common/auth/principal';
-import { decodeCursor, pageOf } from '../common/pagination';
+import { decodeTimeIdCursor, pageOf } from '../common/pagination';
 import { exactTime } from '../infra/database/sql';
 import { prepared } from '../infra/database/prepared';
 import { iso } from '../common/time';
@@ -109,12 +109,12 @@ export class MyChannelsService {
   ) {}
 
   async list(p: UserPrincipal, limit: number, before?: string, include: InboxInclude = { hidden: false, archived: false }) {
-    const cursor = before ? decodeCursor(before, ['string', 'string']) : undefined;
+    const cursor = before ? decodeTimeIdCursor(before) : undefined;
     const rows = await prepared<MyChannelRow>(this.db.manager, LIST_STATEMENT, [
       p.userId,
       limit + 1,
-      cursor?.[0] ?? null,
-      cursor?.[1] ?? null,
+      cursor?.key ?? null,
+      cursor?.id ?? null,
       include.hidden,
       include.archived,
     ]);

@@ -10,6 +10,7 @@ import type { UserPrincipal } from '../common/auth/principal';
 import { AppError, errorBody } from '../common/errors/app-error';
 import { toAppError } from '../common/errors/to-app-error';
 import { validationErrorFrom } from '../common/errors/validation';
+import { checkInput } from '../common/http/input-hygiene';
 import { SendMessageDto } from '../messages/dto/send-message.dto';
 import { MessagesService } from '../messages/messages.service';
 import { ReceiptsService } from '../receipts/receipts.service';
@@ -36,6 +37,7 @@ async function parse<T extends object>(cls: new () => T, payload: unknown): Prom
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
     throw new AppError('VALIDATION_ERROR', 'The payload must be an object');
   }
+  checkInput(payload, '');
   const dto = plainToInstance(cls, payload);
   const errors = await validate(dto, { whitelist: true, forbidNonWhitelisted: true });
   if (errors.length) throw validationErrorFrom(errors);
