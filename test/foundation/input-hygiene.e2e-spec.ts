@@ -1,4 +1,5 @@
 import { request } from 'http';
+import { connect } from 'net';
 import { gzipSync } from 'zlib';
 import { room } from '../messages/helpers';
 import { startTestApp, TestApp } from '../support/app';
@@ -142,5 +143,23 @@ describe('input hygiene at the edge', () => {
     expect(
       bad.map((r) => [r.status, (r as unknown as { req: { path: string } }).req.path, r.text.slice(0, 120)]),
     ).toEqual([]);
+  });
+
+  it("answers headers over Node's limit with 431 and a malformed request with 400, both in the contract shape", async () => {
+    const raw = (text: string) =>
+      new Promise<string>((resolve, reject) => {
+        const url = new URL(t.baseUrl);
+        const sock = connect(Number(url.port), url.hostname, () => sock.write(text));
+        let got = '';
+        sock.on('data', (d) => (got += d.toString()));
+        sock.on('end', () => resolve(got));
+        sock.on('error', reject);
+      });
+    const big = await raw(`GET /v1/me/channels HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(big.split('\r\n')[0]).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+    expect(JSON.parse(big.slice(big.indexOf('\r\n\r\n') + 4)).error.code).toBe('VALIDATION_ERROR');
+    const garbled = await raw('NOT HTTP AT ALL\r\n\r\n');
+    expect(garbled.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+    expect(JSON.parse(garbled.slice(garbled.indexOf('\r\n\r\n') + 4)).error.code).toBe('VALIDATION_ERROR');
   });
 });
