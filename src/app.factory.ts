@@ -16,6 +16,9 @@ import type { AppConfig } from './config/config.schema';
 import { Metrics } from './ops/metrics';
 import { RedisService } from './infra/redis/redis.module';
 import { RealtimeIoAdapter } from './realtime/realtime-io.adapter';
+import { inputHygieneMiddleware } from './common/http/input-hygiene';
+import type { Server } from 'http';
+import type { Duplex } from 'stream';
 
 export const BODY_LIMIT_BYTES = 256 * 1024;
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -42,6 +45,9 @@ export async function createApp(config: AppConfig, opts: { logs?: boolean } = {}
   app.use((req: Request, res: Response, next: NextFunction) =>
     req.path.startsWith(UPLOADS_PREFIX) ? next() : parseJson(req, res, (err?: unknown) => (err ? sendError(err, req, res, errorLogger) : next())),
   );
+  // one check of every input at the edge: NUL bytes, lone surrogates, nesting depth (issue 11)
+  app.use(inputHygieneMiddleware((err, req, res) => sendError(err, req, res, errorLogger)));
+  answerClientErrors(app.getHttpServer());
   app.useGlobalPipes(createValidationPipe());
   app.useWebSocketAdapter(new RealtimeIoAdapter(app, app.get(RedisService)));
   // no enableShutdownHooks(): main.ts owns SIGTERM/SIGINT and calls app.close() once (two concurrent
@@ -68,3 +74,28 @@ export function setupOpenApi(app: INestApplication, config: AppConfig): void {
   const document = SwaggerModule.createDocument(app, doc);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', customSiteTitle: 'chat-service API' });
 }
+
+/**
+ * Requests Node's HTTP parser refuses before any route (headers over its 16 KiB limit, malformed
+ * request lines) are answered in the contract's error shape too: 431 for oversized headers, else 400.
+ */
+function answerClientErrors(server: Server): void {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable || (err.code === 'ECONNRESET' && socket.destroyed)) {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    const body = JSON.stringify({
+      error: {
+        code: 'VALIDATION_ERROR',
+        message: tooLarge ? 'The request headers are too large (at most 16 KiB)' : 'The request could not be parsed',
+      },
+    });
+    socket.end(
+      `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+}
+

@@ -30,6 +30,7 @@ import { DevicesModule } from './push/devices.module';
 import { PushModule } from './push/push.module';
 import { SearchModule } from './search/search.module';
 import { PinsModule } from './pins/pins.module';
+import { BansModule } from './bans/bans.module';
 import { ExportBuildModule } from './exports/export-build.module';
 import { ExportsModule } from './exports/exports.module';
 
@@ -37,7 +38,7 @@ import { ExportsModule } from './exports/exports.module';
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
-    const api: Type[] = config.SERVICE_ROLE === 'worker' ? [] : [UsersModule, ChannelsModule, MyChannelsModule, ReceiptsModule, MessagesModule, ReactionsModule, BlocksModule, MutesModule, WebhooksModule, RealtimeModule, AttachmentsModule, DevicesModule, SearchModule, PinsModule, ExportsModule];
+    const api: Type[] = config.SERVICE_ROLE === 'worker' ? [] : [UsersModule, ChannelsModule, MyChannelsModule, ReceiptsModule, MessagesModule, ReactionsModule, BlocksModule, MutesModule, WebhooksModule, RealtimeModule, AttachmentsModule, DevicesModule, SearchModule, PinsModule, BansModule, ExportsModule];
     return {
       module: AppModule,
       imports: [

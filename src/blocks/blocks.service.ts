@@ -2,9 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { UserPrincipal } from '../common/auth/principal';
 import { AppError } from '../common/errors/app-error';
-import { isUuid } from '../common/ids';
-import { EXACT_TIME_PATTERN } from '../common/keyset';
-import { decodeCursor, pageOf } from '../common/pagination';
+import { decodeTimeIdCursor, pageOf } from '../common/pagination';
 import { isoNotNull } from '../common/time';
 import { UsersRepository } from '../users/users.repository';
 import { BlocksRepository } from './blocks.repository';
@@ -44,9 +42,7 @@ export class BlocksService {
   async list(p: UserPrincipal, limit = 50, before?: string) {
     let cursor: { createdKey: string; blockedId: string } | undefined;
     if (before) {
-      const [createdKey, blockedId] = decodeCursor(before, ['string', 'string']) as [string, string];
-      if (!EXACT_TIME_PATTERN.test(createdKey) || !isUuid(blockedId))
-        throw AppError.validation('before', 'is not a valid cursor');
+      const { key: createdKey, id: blockedId } = decodeTimeIdCursor(before);
       cursor = { createdKey, blockedId };
     }
     const rows = await this.repo.list(this.db.manager, p.workspaceId, p.userId, limit, cursor);

@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { WorkspacePrincipal } from '../common/auth/principal';
 import { AppError } from '../common/errors/app-error';
 import { newId } from '../common/ids';
-import { decodeCursor, pageOf } from '../common/pagination';
+import { decodeTimeIdCursor, pageOf } from '../common/pagination';
 import { isoNotNull } from '../common/time';
 import type { ChannelPayload } from '../events/event-types';
 import { UsersRepository, UserRow } from '../users/users.repository';
@@ -121,7 +121,7 @@ export class ChannelsService {
 
   async list(workspaceId: string, q: ChannelListQuery) {
     const limit = q.limit ?? 50;
-    const cursor = q.before ? decodeCursor(q.before, ['string', 'string']) : undefined;
+    const cursor = q.before ? decodeTimeIdCursor(q.before) : undefined;
     let memberId: string | undefined;
     if (q.member) {
       const u = await this.users.findByExternalId(workspaceId, q.member);
@@ -133,7 +133,7 @@ export class ChannelsService {
       type: q.type,
       metadata: q.metadata,
       limit,
-      before: cursor ? { createdAt: String(cursor[0]), id: String(cursor[1]) } : undefined,
+      before: cursor ? { createdAt: cursor.key, id: cursor.id } : undefined,
     });
     const page = pageOf(rows, limit, (r) => [r.created_key!, r.id]);
     return {

@@ -1,4 +1,6 @@
 import { AppError } from './errors/app-error';
+import { isUuid } from './ids';
+import { EXACT_TIME_PATTERN } from './keyset';
 
 /** Opaque keyset cursors: base64url JSON of the sort key of the last item of a page. */
 export function encodeCursor(parts: (string | number)[]): string {
@@ -15,6 +17,23 @@ export function decodeCursor(cursor: string, shape: ('string' | 'number')[], fie
     /* fall through */
   }
   throw AppError.validation(field, 'is not a valid cursor');
+}
+
+/** The cursor of a list in id order (UUIDv7 ids): the id of the last row of the previous page. */
+export function decodeIdCursor(cursor: string, field = 'before'): string {
+  const id = String(decodeCursor(cursor, ['string'], field)[0]);
+  if (!isUuid(id)) throw AppError.validation(field, 'is not a valid cursor');
+  return id;
+}
+
+/**
+ * The cursor of a list in (time, id) order: an exact time as `exactTime()` renders it and a row id,
+ * both checked before they reach SQL as `$n::timestamptz` and `$n::uuid`.
+ */
+export function decodeTimeIdCursor(cursor: string, field = 'before'): { key: string; id: string } {
+  const [key, id] = decodeCursor(cursor, ['string', 'string'], field) as [string, string];
+  if (!EXACT_TIME_PATTERN.test(key) || !isUuid(id)) throw AppError.validation(field, 'is not a valid cursor');
+  return { key, id };
 }
 
 export interface Page<T> {

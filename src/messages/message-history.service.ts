@@ -4,9 +4,7 @@ import { ChannelAccess } from '../channels/channel-access.service';
 import type { WorkspacePrincipal } from '../common/auth/principal';
 import { parseRfc3339 } from '../common/rfc3339';
 import { AppError } from '../common/errors/app-error';
-import { isUuid } from '../common/ids';
-import { EXACT_TIME_PATTERN } from '../common/keyset';
-import { decodeCursor, pageOf } from '../common/pagination';
+import { decodeTimeIdCursor, pageOf } from '../common/pagination';
 import { HistoryQueryDto } from './dto/history-query.dto';
 import { MessageSource, MessageView, MessageViews } from './message-view.service';
 import { HistoryBound, MessagesRepository } from './messages.repository';
@@ -85,9 +83,7 @@ export class MessageHistoryService {
   }
 
   private cursor(value: string, field: string): { createdKey: string; id: string } {
-    const [createdKey, id] = decodeCursor(value, ['string', 'string'], field) as [string, string];
-    if (!EXACT_TIME_PATTERN.test(createdKey) || !isUuid(id))
-      throw AppError.validation(field, 'is not a valid cursor');
+    const { key: createdKey, id } = decodeTimeIdCursor(value, field);
     return { createdKey, id };
   }
 }

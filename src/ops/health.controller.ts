@@ -1,7 +1,7 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { DataSource } from 'typeorm';
+import { DatabaseProbe } from '../infra/database/database-probe';
 import { Auth } from '../common/auth/auth.decorator';
 import { RedisService } from '../infra/redis/redis.module';
 import { Metrics } from './metrics';
@@ -11,7 +11,7 @@ import { Metrics } from './metrics';
 @Controller()
 export class HealthController {
   constructor(
-    private readonly db: DataSource,
+    private readonly probe: DatabaseProbe,
     private readonly redis: RedisService,
     private readonly metrics: Metrics,
   ) {}
@@ -22,13 +22,10 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** The database (and Redis, when configured) answer. 503 otherwise. */
+  /** The database (asked over a connection of its own) and Redis, when configured, answer. 503 otherwise. */
   @Get('readyz')
   async readyz(@Res({ passthrough: true }) res: Response) {
-    const database = await this.db
-      .query('SELECT 1')
-      .then(() => 'up')
-      .catch(() => 'down');
+    const database = (await this.probe.up()) ? 'up' : 'down';
     const redis = this.redis.enabled ? ((await this.redis.ping()) ? 'up' : 'down') : 'not configured';
     const ok = database === 'up' && redis !== 'down';
     if (!ok) {

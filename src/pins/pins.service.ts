@@ -4,9 +4,7 @@ import { ChannelAccess } from '../channels/channel-access.service';
 import { ChannelWriteContext, ChannelWriteSession, ChannelWrites } from '../channels/channel-writes';
 import type { WorkspacePrincipal } from '../common/auth/principal';
 import { AppError } from '../common/errors/app-error';
-import { isUuid } from '../common/ids';
-import { EXACT_TIME_PATTERN } from '../common/keyset';
-import { decodeCursor, pageOf } from '../common/pagination';
+import { decodeTimeIdCursor, pageOf } from '../common/pagination';
 import { ListQueryDto } from '../common/http/list-query.dto';
 import { DEFAULT_PAGE_SIZE, HistoryPage } from '../messages/message-history.service';
 import { MessageView, MessageViewer, MessageViews } from '../messages/message-view.service';
@@ -99,7 +97,6 @@ function viewerOf(p: WorkspacePrincipal): MessageViewer {
 }
 
 function cursorOf(value: string): PinCursor {
-  const [pinnedKey, id] = decodeCursor(value, ['string', 'string'], 'before') as [string, string];
-  if (!EXACT_TIME_PATTERN.test(pinnedKey) || !isUuid(id)) throw AppError.validation('before', 'is not a valid cursor');
+  const { key: pinnedKey, id } = decodeTimeIdCursor(value);
   return { pinnedKey, id };
 }

@@ -1,22 +1,9 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { Auth } from '../common/auth/auth.decorator';
 import { CurrentPrincipal, UserPrincipal, WorkspacePrincipal } from '../common/auth/principal';
+import { ChannelEventsQueryDto, SyncQueryDto } from './dto/sync-query.dto';
 import { SyncService } from './sync.service';
-
-export class ChannelEventsQueryDto {
-  /** Events after this channel sequence number (default 0: from the start). */
-  @IsOptional() @Type(() => Number) @IsInt() @Min(0) after_seq?: number;
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(500) limit?: number;
-}
-
-export class SyncQueryDto {
-  /** The `next_cursor` of the previous sync; omit it to get the current cursor. */
-  @IsOptional() @IsString() @MaxLength(200) since?: string;
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(500) limit?: number;
-}
 
 @ApiTags('sync')
 @Controller('v1')

@@ -104,7 +104,8 @@ export class WebhookDeliveryProcessor {
       body,
       timeoutMs: this.config.SERVICE_WEBHOOK_TIMEOUT_MS,
       keepBytes: RESPONSE_BODY_BYTES,
-      allowPrivateNetworks: delivery.allow_private_networks,
+      // a private target needs both: the policy it was registered under, and this worker's own
+      allowPrivateNetworks: delivery.allow_private_networks && this.config.SERVICE_WEBHOOK_ALLOW_PRIVATE_NETWORKS,
       headers: {
         'Content-Type': 'application/json',
         'User-Agent': WEBHOOK_USER_AGENT,

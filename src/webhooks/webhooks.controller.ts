@@ -5,6 +5,9 @@ import { BackendPrincipal, CurrentPrincipal } from '../common/auth/principal';
 import { ListQueryDto } from '../common/http/list-query.dto';
 import { CreateWebhookDto, ListDeliveriesQueryDto, UpdateWebhookDto } from './dto/webhook.dto';
 import { WebhooksService } from './webhooks.service';
+import { uuidParam } from '../common/http/uuid-param';
+
+const WEBHOOK_ID = uuidParam('Webhook');
 
 @ApiTags('webhooks')
 @Auth('backend')
@@ -26,26 +29,26 @@ export class WebhooksController {
   }
 
   @Get(':id')
-  get(@CurrentPrincipal() p: BackendPrincipal, @Param('id') id: string) {
+  get(@CurrentPrincipal() p: BackendPrincipal, @Param('id', WEBHOOK_ID) id: string) {
     return this.webhooks.get(p.workspaceId, id);
   }
 
   /** `enabled: true` re-enables an (auto-)disabled webhook and resets `consecutive_failures`. */
   @Patch(':id')
-  update(@CurrentPrincipal() p: BackendPrincipal, @Param('id') id: string, @Body() dto: UpdateWebhookDto) {
+  update(@CurrentPrincipal() p: BackendPrincipal, @Param('id', WEBHOOK_ID) id: string, @Body() dto: UpdateWebhookDto) {
     return this.webhooks.update(p.workspaceId, id, dto);
   }
 
   @Delete(':id')
   @HttpCode(204)
-  async remove(@CurrentPrincipal() p: BackendPrincipal, @Param('id') id: string): Promise<void> {
+  async remove(@CurrentPrincipal() p: BackendPrincipal, @Param('id', WEBHOOK_ID) id: string): Promise<void> {
     await this.webhooks.remove(p.workspaceId, id);
   }
 
   /** `{signing_secret}`: the new secret, shown once; the old one stops signing at once. */
   @Post(':id/rotate-secret')
   @HttpCode(200)
-  rotate(@CurrentPrincipal() p: BackendPrincipal, @Param('id') id: string) {
+  rotate(@CurrentPrincipal() p: BackendPrincipal, @Param('id', WEBHOOK_ID) id: string) {
     return this.webhooks.rotateSecret(p.workspaceId, id);
   }
 
@@ -53,7 +56,7 @@ export class WebhooksController {
   @Get(':id/deliveries')
   deliveries(
     @CurrentPrincipal() p: BackendPrincipal,
-    @Param('id') id: string,
+    @Param('id', WEBHOOK_ID) id: string,
     @Query() q: ListDeliveriesQueryDto,
   ) {
     return this.webhooks.listDeliveries(p.workspaceId, id, q);
@@ -63,7 +66,7 @@ export class WebhooksController {
   @Get(':id/deliveries/:delivery_id')
   delivery(
     @CurrentPrincipal() p: BackendPrincipal,
-    @Param('id') id: string,
+    @Param('id', WEBHOOK_ID) id: string,
     @Param('delivery_id') deliveryId: string,
   ) {
     return this.webhooks.getDelivery(p.workspaceId, id, deliveryId);
@@ -74,7 +77,7 @@ export class WebhooksController {
   @HttpCode(202)
   retry(
     @CurrentPrincipal() p: BackendPrincipal,
-    @Param('id') id: string,
+    @Param('id', WEBHOOK_ID) id: string,
     @Param('delivery_id') deliveryId: string,
   ) {
     return this.webhooks.retry(p.workspaceId, id, deliveryId);

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { SecretBox } from '../common/crypto';
 import { AppError } from '../common/errors/app-error';
 import { isUuid, newId } from '../common/ids';
-import { decodeCursor, pageOf } from '../common/pagination';
+import { decodeIdCursor, pageOf } from '../common/pagination';
 import { SafeHttpClient } from '../infra/http-out/safe-http.client';
 import { CreateWebhookDto, ListDeliveriesQueryDto, UpdateWebhookDto } from './dto/webhook.dto';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
@@ -137,9 +137,7 @@ export class WebhooksService {
   }
 
   private cursorId(before: string): string {
-    const [id] = decodeCursor(before, ['string']) as [string];
-    if (!isUuid(id)) throw AppError.validation('before', 'is not a valid cursor');
-    return id;
+    return decodeIdCursor(before);
   }
 
   private async checkUrl(raw: string): Promise<string> {

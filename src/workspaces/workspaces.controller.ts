@@ -1,14 +1,14 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Auth } from '../common/auth/auth.decorator';
 import { BackendPrincipal, CurrentPrincipal } from '../common/auth/principal';
-import { AppError } from '../common/errors/app-error';
+import { uuidParam } from '../common/http/uuid-param';
 import { ListQueryDto } from '../common/http/list-query.dto';
 import { PatchWorkspaceSettingsDto } from './dto/workspace-settings.dto';
 import { CreateWorkspaceDto, RotateSecretDto } from './dto/workspace.dto';
 import { WorkspacesService } from './workspaces.service';
 
-const uuid404 = new ParseUUIDPipe({ exceptionFactory: () => AppError.notFound('Workspace') });
+const uuid404 = uuidParam('Workspace');
 
 @ApiTags('admin')
 @Auth('admin')

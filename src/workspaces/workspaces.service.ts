@@ -2,8 +2,8 @@ import { Injectable, Optional } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { randomToken, SecretBox, sha256Hex } from '../common/crypto';
 import { AppError } from '../common/errors/app-error';
-import { isUuid, newId } from '../common/ids';
-import { decodeCursor, pageOf } from '../common/pagination';
+import { newId } from '../common/ids';
+import { decodeIdCursor, pageOf } from '../common/pagination';
 import { isoNotNull } from '../common/time';
 import { PatchWorkspaceSettingsDto } from './dto/workspace-settings.dto';
 import { WorkspaceChanges } from './workspace-changes';
@@ -84,9 +84,7 @@ export class WorkspacesService {
   }
 
   async list(limit: number, before?: string) {
-    const cursor = before ? decodeCursor(before, ['string']) : undefined;
-    if (cursor && !isUuid(String(cursor[0]))) throw AppError.validation('before', 'is not a valid cursor');
-    const rows = await this.repo.list(limit, cursor ? String(cursor[0]) : undefined);
+    const rows = await this.repo.list(limit, before ? decodeIdCursor(before) : undefined);
     const page = pageOf(rows, limit, (r) => [r.id]);
     return { workspaces: page.items.map((r) => this.view(r)), has_more: page.has_more, next_cursor: page.next_cursor };
   }

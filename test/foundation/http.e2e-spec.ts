@@ -144,6 +144,14 @@ describe('HTTP surface: errors, request ids, operations', () => {
         expect(Object.keys(doc.paths)).toContain(path);
       }
       expect(Object.keys(doc.paths['/v1/users/{external_id}']!).sort()).toEqual(['delete', 'get', 'put']);
+      // the catch-up routes document their query parameters
+      const queryOf = (path: string) =>
+        ((doc.paths[path]!.get as { parameters?: { name: string; in: string }[] }).parameters ?? [])
+          .filter((x) => x.in === 'query')
+          .map((x) => x.name)
+          .sort();
+      expect(queryOf('/v1/me/sync')).toEqual(['limit', 'since']);
+      expect(queryOf('/v1/channels/{id}/events')).toEqual(['after_seq', 'limit']);
       expect(doc.components.securitySchemes).toMatchObject({
         workspaceKey: { type: 'http', scheme: 'bearer' },
         workspaceBasic: { type: 'http', scheme: 'basic' },

@@ -44,7 +44,7 @@ export function toAppError(err: unknown): { error: AppError; unexpected: boolean
     const message = code === 'NOT_FOUND' ? 'No such route' : code === 'INTERNAL' ? undefined : err.message;
     return { error: new AppError(code, message), unexpected: status >= 500 };
   }
-  const e = err as { code?: unknown; type?: unknown; status?: unknown };
+  const e = err as { code?: unknown; type?: unknown; status?: unknown; expose?: unknown };
   if (typeof e?.code === 'string' && UNAVAILABLE_ERRNOS.has(e.code)) {
     return { error: new AppError('UNAVAILABLE', undefined, undefined, 5), unexpected: true };
   }
@@ -68,7 +68,9 @@ export function toAppError(err: unknown): { error: AppError; unexpected: boolean
   if (e?.type === 'entity.parse.failed') {
     return { error: new AppError('VALIDATION_ERROR', 'The body is not valid JSON'), unexpected: false };
   }
-  if (typeof e?.type === 'string' && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+  // other body-parser refusals: an unknown Content-Encoding (typed), bytes that do not inflate as their
+  // Content-Encoding says (zlib's error, made a 400 by http-errors: untyped, but `expose`d)
+  if ((typeof e?.type === 'string' || e?.expose === true) && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
     return {
       error: new AppError(e.status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'VALIDATION_ERROR', 'The body could not be read'),
       unexpected: false,

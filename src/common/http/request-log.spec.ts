@@ -1,5 +1,6 @@
 import express from 'express';
 import request from 'supertest';
+import { QueryFailedError } from 'typeorm';
 import { requestIdMiddleware } from './request-id';
 import { createLogger, requestLogMiddleware, SLOW_REQUEST_MS } from './request-log';
 
@@ -44,8 +45,19 @@ describe('request logging', () => {
     expect(missing.headers['x-request-id']).toBe('req-404');
     await get('/boom', { 'X-Request-Id': 'req-500' });
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatchObject({ level: 40, msg: 'request completed', request_id: 'req-404', req: { id: 'req-404', method: 'GET', url: '/missing' }, res: { statusCode: 404 } });
-    expect(lines[1]).toMatchObject({ level: 50, msg: 'request errored', request_id: 'req-500', res: { statusCode: 500 } });
+    expect(lines[0]).toMatchObject({
+      level: 40,
+      msg: 'request completed',
+      request_id: 'req-404',
+      req: { id: 'req-404', method: 'GET', url: '/missing' },
+      res: { statusCode: 404 },
+    });
+    expect(lines[1]).toMatchObject({
+      level: 50,
+      msg: 'request errored',
+      request_id: 'req-500',
+      res: { statusCode: 500 },
+    });
     expect(typeof lines[1]!.responseTime).toBe('number');
   });
 
@@ -70,7 +82,12 @@ describe('request logging', () => {
     await get('/ok');
     await get('/healthz');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ level: 20, msg: 'request completed', req: { url: '/ok' }, res: { statusCode: 200 } });
+    expect(lines[0]).toMatchObject({
+      level: 20,
+      msg: 'request completed',
+      req: { url: '/ok' },
+      res: { statusCode: 200 },
+    });
   });
 
   it('at error: only 5xx', async () => {
@@ -78,5 +95,28 @@ describe('request logging', () => {
     await get('/missing');
     await get('/boom');
     expect(lines.map((l) => l.res?.statusCode)).toEqual([500]);
+  });
+
+  it("never logs a failed statement's bound values (TypeORM parameters, pg's detail)", () => {
+    const lines: string[] = [];
+    const logger = createLogger('info', { write: (x: string) => void lines.push(x) });
+    const driverError = Object.assign(
+      new Error('duplicate key value violates unique constraint "users_pkey"'),
+      {
+        code: '23505',
+        detail: 'Key (external_id)=(hunter2-user) already exists.',
+      },
+    );
+    const err = new QueryFailedError(
+      'INSERT INTO users (metadata) VALUES ($1)',
+      [{ password: 'hunter2' }, 'hunter2-user'],
+      driverError,
+    );
+    logger.error({ err }, 'unhandled error');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).not.toContain('hunter2');
+    const logged = JSON.parse(lines[0]!) as { err: { query: string; message: string; code: string } };
+    expect(logged.err).toMatchObject({ query: 'INSERT INTO users (metadata) VALUES ($1)', code: '23505' });
+    expect(logged.err.message).toContain('duplicate key');
   });
 });

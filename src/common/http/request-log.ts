@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Params } from 'nestjs-pino';
 import { performance } from 'perf_hooks';
-import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { pino, stdSerializers, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import type { AppConfig } from '../../config/config.schema';
 
 export const REDACTED_PATHS = [
@@ -30,9 +30,29 @@ export function stripTokenFromUrl(url: string | undefined): string | undefined {
 // one root logger per configuration (tests start several applications in one process)
 const roots = new WeakMap<AppConfig, Logger>();
 
+/** Fields of a failed statement's error that carry the values it was given (user data), never logged. */
+const STATEMENT_VALUES = ['parameters', 'detail', 'where'];
+
+/**
+ * pino's error serializer, less the bound values of a failed SQL statement (TypeORM's `parameters`, and
+ * pg's `detail`, which quotes key values), on the error and on the driver error it wraps.
+ */
+export function errorSerializer(err: unknown): unknown {
+  const out = stdSerializers.err(err as Error) as unknown as Record<string, unknown>;
+  for (const target of [out, out.driverError as Record<string, unknown> | undefined]) {
+    if (!target || typeof target !== 'object') continue;
+    for (const k of STATEMENT_VALUES) if (k in target) target[k] = '[Redacted]';
+  }
+  return out;
+}
+
 /** A pino logger at `level` with the credentials redacted; JSON lines on stdout unless told otherwise. */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  const options: LoggerOptions = { level, redact: { paths: REDACTED_PATHS, censor: '[Redacted]' } };
+  const options: LoggerOptions = {
+    level,
+    redact: { paths: REDACTED_PATHS, censor: '[Redacted]' },
+    serializers: { err: errorSerializer },
+  };
   return destination ? pino(options, destination) : pino(options);
 }
 

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
 import { DatabaseHandle, openDatabase, runMigrations } from './data-source.factory';
+import { DatabaseProbe } from './database-probe';
 
 export const DATABASE_HANDLE = Symbol('DATABASE_HANDLE');
 
@@ -37,7 +38,8 @@ class DatabaseLifecycle implements OnApplicationShutdown {
     },
     { provide: DataSource, inject: [DATABASE_HANDLE], useFactory: (h: DatabaseHandle) => h.dataSource },
     DatabaseLifecycle,
+    DatabaseProbe,
   ],
-  exports: [DataSource, DATABASE_HANDLE],
+  exports: [DataSource, DATABASE_HANDLE, DatabaseProbe],
 })
 export class DatabaseModule {}

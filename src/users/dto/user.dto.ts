@@ -3,6 +3,7 @@ import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
+  IsObject,
   IsInt,
   IsOptional,
   IsString,
@@ -35,6 +36,7 @@ export class BatchUpsertUsersDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(100)
+  @IsObject({ each: true, message: 'each of users must be an object' })
   @ValidateNested({ each: true })
   @Type(() => BatchUserDto)
   users!: BatchUserDto[];
