@@ -10,10 +10,12 @@ import {
 import { Auth } from '../common/auth/auth.decorator';
 import { BackendPrincipal, CurrentPrincipal } from '../common/auth/principal';
 import { ErrorResponseDto } from '../common/errors/error-response.dto';
+import { uuidParam } from '../common/http/uuid-param';
 import { ExternalIdPipe } from '../users/external-id.pipe';
 import { ExportDto, ExportRequestedDto } from './dto/export.dto';
 import { ExportsService } from './exports.service';
 
+const EXPORT_ID = uuidParam('Export');
 const UNAUTHORIZED = 'UNAUTHORIZED: missing or invalid credentials';
 const FORBIDDEN = 'FORBIDDEN: a user token (exports take the workspace key)';
 
@@ -51,7 +53,7 @@ export class ExportsController {
     description:
       "NOT_FOUND: no such export in the workspace (another workspace's, or deleted after expires_at)",
   })
-  get(@CurrentPrincipal() p: BackendPrincipal, @Param('id') id: string): Promise<ExportDto> {
+  get(@CurrentPrincipal() p: BackendPrincipal, @Param('id', EXPORT_ID) id: string): Promise<ExportDto> {
     return this.exports.get(p.workspaceId, id);
   }
 }

@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppError } from '../common/errors/app-error';
-import { isUuid } from '../common/ids';
 import { isoNotNull } from '../common/time';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
@@ -40,9 +39,9 @@ export class ExportsService {
     return { id: row.id, status: 'pending' };
   }
 
-  /** The export of this workspace; a ready one with a download URL signed now. */
+  /** The export of this workspace (`id` is a UUID: the route's pipe); a ready one with a download URL signed now. */
   async get(workspaceId: string, id: string): Promise<ExportDto> {
-    const row = isUuid(id) ? await this.exports.find(workspaceId, id) : null;
+    const row = await this.exports.find(workspaceId, id);
     if (!row) throw AppError.notFound('Export');
     return this.view(row);
   }
