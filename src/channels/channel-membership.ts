@@ -64,6 +64,7 @@ export class ChannelMembership {
         showInChannel: false,
         metadata: null,
         byUser: false,
+        shadowed: false,
       },
       [
         {

@@ -66,6 +66,11 @@ export interface ChannelWriteContext {
   role: MemberRole | null | undefined;
   /** The actor is muted workspace-wide (CONTRACT §5). */
   muted: boolean;
+  /**
+   * The actor's ban in force here (CONTRACT §19): workspace-wide or in this channel; `ban` wins over
+   * `shadow` when both apply. Null when none.
+   */
+  ban: 'ban' | 'shadow' | null;
   message: MessageHead | null;
   /** The message the idempotency key already names. */
   replayId: string | null;
@@ -92,6 +97,8 @@ export interface OutgoingMessage {
   metadata: Record<string, unknown> | null;
   /** A user's own send through a JWT: the function applies frozen and slow mode under the lock. */
   byUser: boolean;
+  /** The author is shadow-banned (CONTRACT §19): stored, shown to them and the backend, counted nowhere. */
+  shadowed: boolean;
 }
 
 /**
@@ -159,6 +166,7 @@ export class ChannelWrites {
       a_member: boolean;
       a_role: MemberRole | null;
       a_muted: boolean;
+      a_ban: 'ban' | 'shadow' | null;
       replay_id: string | null;
       h_id: string | null;
       h_user_id: string | null;
@@ -185,6 +193,9 @@ export class ChannelWrites {
               cm.user_id IS NOT NULL AS a_member, cm.role AS a_role,
               EXISTS (SELECT 1 FROM mutes mu WHERE mu.workspace_id = $1 AND mu.user_id = a.id
                          AND (mu.until IS NULL OR mu.until > clock_timestamp())) AS a_muted,
+              (SELECT CASE WHEN bool_or(NOT bn.shadow) THEN 'ban' WHEN bool_or(bn.shadow) THEN 'shadow' END
+                 FROM bans bn WHERE bn.user_id = a.id AND (bn.channel_id IS NULL OR bn.channel_id = ch.id)
+                  AND (bn.expires_at IS NULL OR bn.expires_at > clock_timestamp())) AS a_ban,
               (SELECT msg.id FROM messages msg WHERE msg.workspace_id = $1 AND $7::text IS NOT NULL
                   AND msg.sender_key = COALESCE(a.id::text, 'system') AND msg.idempotency_key = $7::text) AS replay_id,
               h.id AS h_id, h.user_id AS h_user_id, h.type AS h_type, h.attachment_url AS h_attachment_url,
@@ -213,6 +224,7 @@ export class ChannelWrites {
       a_member,
       a_role,
       a_muted,
+      a_ban,
       replay_id,
       h_id,
       h_user_id,
@@ -235,6 +247,7 @@ export class ChannelWrites {
       actor: a_id ? { id: a_id, external_id: a_external_id!, name: a_name, avatar_url: a_avatar_url } : null,
       role: a_member ? a_role : undefined,
       muted: a_muted,
+      ban: a_ban,
       replayId: replay_id,
       userAct: o.messageAct === true && p.kind === 'user',
       message: h_id
@@ -402,6 +415,14 @@ function checkRole(
     throw new AppError('FORBIDDEN', 'Only a channel admin can do this');
 }
 
+/**
+ * CONTRACT §19: a banned user's sends, edits and reactions are 403 BANNED (whoever acts for them); a
+ * shadow ban refuses nothing. Reads stay allowed, and so does unsending one's own message.
+ */
+export function checkBanned(ctx: Pick<ChannelWriteContext, 'ban'>): void {
+  if (ctx.ban === 'ban') throw new AppError('BANNED');
+}
+
 /** CONTRACT §17: a user's send, edit, reaction or unsend in a frozen channel is 403 CHANNEL_FROZEN. */
 export function checkFrozen(ctx: Pick<ChannelWriteContext, 'userAct'>, channel: ChannelRow): void {
   if (ctx.userAct && channel.frozen) throw new AppError('CHANNEL_FROZEN');
@@ -422,7 +443,7 @@ async function sendMessage(
     retry_after_ms: string | null;
   }[] = await prepared(
     m,
-    `SELECT * FROM chat_send_message($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+    `SELECT * FROM chat_send_message($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
     [
       channelId,
       workspaceId,
@@ -439,6 +460,7 @@ async function sendMessage(
       msg.threadId !== null && msg.showInChannel,
       msg.metadata === null ? null : JSON.stringify(msg.metadata),
       msg.byUser,
+      msg.shadowed,
       events.map(() => newId()),
       events.map((e) => e.type),
       events.map((e) => JSON.stringify(e.payload)),

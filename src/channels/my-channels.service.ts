@@ -8,6 +8,7 @@ import { iso } from '../common/time';
 import { MessageViews } from '../messages/message-view.service';
 import { HIDDEN_NOW, MUTED_UNTIL_SHOWN } from './channel-state.sql';
 import { CHANNEL_COLUMNS, ChannelRow, ChannelsRepository } from './channels.repository';
+import { hiddenFrom } from '../messages/visibility';
 
 interface MyChannelRow extends ChannelRow {
   my_role: 'admin' | 'member' | null;
@@ -27,8 +28,12 @@ export interface InboxInclude {
   archived: boolean;
 }
 
-/** Messages of users the reader blocks are left out of every count and of `last_message`. */
-const NOT_BLOCKED = 'NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = $1 AND b.blocked_id = msg.user_id)';
+/**
+ * Messages the reader may not see (authors they block, others' shadowed messages) are left out of every
+ * count and of `last_message`. Shadowed messages take no counter (chat_send_message), so only the unsent
+ * count and `last_message` need the rule for them.
+ */
+const NOT_BLOCKED = `NOT ${hiddenFrom('msg', '$1::uuid')}`;
 
 const MEMBER_CHANNEL_COLUMNS = `${CHANNEL_COLUMNS}, c.message_count, cm.role AS my_role, cm.last_read_at, cm.sent_count,
   ${exactTime('COALESCE(c.last_message_at, c.created_at)')} AS activity_key,
@@ -58,7 +63,7 @@ function inboxStatement(page: string): string {
        SELECT page.*,
          (page.message_count
             - COALESCE((SELECT msg.channel_no FROM messages msg WHERE msg.channel_id = page.id AND msg.show_in_channel IS NOT FALSE
-                         AND msg.created_at <= page.last_read_at
+                         AND msg.channel_no IS NOT NULL AND msg.created_at <= page.last_read_at
                          ORDER BY msg.created_at DESC, msg.id DESC LIMIT 1), 0)
             - (page.sent_count
                - COALESCE((SELECT msg.sender_no FROM messages msg WHERE msg.user_id = $1 AND msg.channel_id = page.id

@@ -1,4 +1,5 @@
 import { AppError } from './errors/app-error';
+import { isUuid } from './ids';
 
 /** Opaque keyset cursors: base64url JSON of the sort key of the last item of a page. */
 export function encodeCursor(parts: (string | number)[]): string {
@@ -15,6 +16,13 @@ export function decodeCursor(cursor: string, shape: ('string' | 'number')[], fie
     /* fall through */
   }
   throw AppError.validation(field, 'is not a valid cursor');
+}
+
+/** The cursor of a list in id order (UUIDv7 ids): the id of the last row of the previous page. */
+export function decodeIdCursor(cursor: string, field = 'before'): string {
+  const id = String(decodeCursor(cursor, ['string'], field)[0]);
+  if (!isUuid(id)) throw AppError.validation(field, 'is not a valid cursor');
+  return id;
 }
 
 export interface Page<T> {

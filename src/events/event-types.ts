@@ -33,6 +33,15 @@ export interface ThreadCounters {
   thread_participants: UserRef[];
 }
 
+/** CONTRACT §19's `user.banned` / `user.unbanned` data. */
+export interface BanPayload {
+  user: UserRef;
+  channel_id: string | null;
+  reason: string | null;
+  expires_at: string | null;
+  shadow: boolean;
+}
+
 export interface QuotedMessagePayload {
   id: string;
   user_id: string | null;
@@ -130,6 +139,8 @@ export interface DomainEventMap {
       /** On thread replies (CONTRACT §15) only. */
       thread_id?: string;
       show_in_channel?: boolean;
+      /** CONTRACT §19: the author is shadow-banned (webhooks only; nobody else is told of the message). */
+      shadowed?: true;
     };
   };
   'message.updated': {
@@ -157,6 +168,9 @@ export interface DomainEventMap {
    * state it is, so it reaches that user's own sockets and /v1/me/sync and nobody else.
    */
   'channel.state_changed': ChannelStatePayload;
+  /** CONTRACT §19: a ban was set (or replaced) or lifted; `channel_id` for a channel ban. Webhooks only. */
+  'user.banned': BanPayload;
+  'user.unbanned': BanPayload;
   'message.moderated': {
     channel_id: string;
     channel_external_id: string;

@@ -56,6 +56,8 @@ export interface MessageView {
   pinned_at: string | null;
   /** Who pinned it: null when it is not pinned, or when a backend key (or a since deleted user) pinned it. */
   pinned_by: UserRef | null;
+  /** CONTRACT §19: sent while its author was shadow-banned; shown only to a backend key (others never see the message). */
+  shadowed?: true;
   receipt_status: ReceiptStatus;
   created_at: string;
   edited_at: string | null;
@@ -104,6 +106,7 @@ interface MessageRow {
   p_deleted_at: Date | null;
   thread_id: string | null;
   show_in_channel: boolean | null;
+  shadowed: boolean;
   reply_count: number | null;
   last_reply_at: Date | null;
   thread_participants: UserRef[] | null;
@@ -170,7 +173,7 @@ export class MessageViews {
        msg AS (
          SELECT msg.id, msg.workspace_id, msg.channel_id, msg.user_id, msg.content, msg.type, msg.attachment_url,
                 msg.attachment, msg.metadata, msg.parent_id, msg.created_at, msg.edited_at, msg.deleted_at, msg.thread_id,
-                msg.show_in_channel, src.ord, src.created_key
+                msg.show_in_channel, msg.shadowed, src.ord, src.created_key
            FROM src JOIN messages msg ON msg.id = src.id WHERE msg.workspace_id = $1),
        cur AS MATERIALIZED (
          SELECT ch.id AS channel_id, json_agg(json_build_array(x.kind, x.user_id, x.at_us)) AS cursors
@@ -187,7 +190,7 @@ export class MessageViews {
               u.id AS u_id, u.external_id AS u_external_id, u.name AS u_name, u.avatar_url AS u_avatar_url,
               msg.content, msg.type, msg.attachment_url, msg.attachment, msg.metadata, msg.parent_id,
               msg.created_at, (extract(epoch FROM msg.created_at) * 1000000)::bigint::text AS created_us,
-              msg.edited_at, msg.deleted_at, msg.created_key, msg.thread_id, msg.show_in_channel,
+              msg.edited_at, msg.deleted_at, msg.created_key, msg.thread_id, msg.show_in_channel, msg.shadowed,
               t.reply_count, t.last_reply_at,
               ${threadParticipantsJson('t.participants')} AS thread_participants,
               p.id AS p_id, p.user_id AS p_user_id, pu.name AS p_user_name,
@@ -216,7 +219,7 @@ export class MessageViews {
         ORDER BY msg.ord`,
       [viewer.workspaceId, viewer.userId, ...source.params],
     );
-    return rows.map((r) => ({ view: viewOf(r), created_key: r.created_key }));
+    return rows.map((r) => ({ view: viewOf(r, viewer.userId === null), created_key: r.created_key }));
   }
 
   /** One message; null when it is not in the workspace. */
@@ -225,7 +228,8 @@ export class MessageViews {
   }
 }
 
-function viewOf(r: RenderedRow): MessageView {
+/** `unseen`: rendered for no user (a backend key, or realtime before it picks the sockets). */
+function viewOf(r: RenderedRow, unseen: boolean): MessageView {
   const deleted = r.deleted_at !== null;
   // an unsent message keeps its place in history but says nothing about what it said
   const mentioned = deleted ? [] : (r.mentions ?? []);
@@ -278,6 +282,7 @@ function viewOf(r: RenderedRow): MessageView {
     reactions: (r.reactions ?? []).map((x) => ({ emoji: x.emoji, count: x.count, reacted_by_me: x.reacted_by_me })),
     pinned_at: iso(r.pinned_at),
     pinned_by: r.pb_id ? { id: r.pb_id, external_id: r.pb_external_id!, name: r.pb_name } : null,
+    ...(r.shadowed && unseen ? { shadowed: true as const } : {}),
     receipt_status: receiptStatus(r, groupBy(cursors, (x) => `${x.channel_id}:${x.kind}`), readReceipts),
     created_at: isoNotNull(r.created_at),
     edited_at: iso(r.edited_at),

@@ -6,6 +6,7 @@ import { iso } from '../common/time';
 import { exactTime } from '../infra/database/sql';
 import { QUOTE_MAX_CODE_POINTS, threadParticipantsJson } from './message-view.service';
 import type { MessageSource } from './message-view.service';
+import { hiddenFrom } from './visibility';
 
 /** A parent message: its channel and the quote a reply to it carries. */
 export interface ParentRow {
@@ -181,7 +182,7 @@ function keysetSource(
   const arg = (v: unknown) => `$${params.push(v) + 2}`;
   const where = [
     ...scope,
-    'NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = $2::uuid AND b.blocked_id = msg.user_id)',
+    `NOT ${hiddenFrom('msg', '$2::uuid')}`,
   ];
   let order = start;
   switch (bound.kind) {

@@ -4,6 +4,7 @@ import {
   ChannelWriteContext,
   ChannelWriteSession,
   ChannelWrites,
+  checkBanned,
   checkFrozen,
   OutgoingEvent,
   PENDING_MESSAGE_ID,
@@ -79,6 +80,7 @@ export class MessagesService {
     if (ctx.replayId)
       return { message: await this.render(this.db.manager, viewer, ctx.replayId), replayed: true };
     checkFrozen(ctx, channel);
+    checkBanned(ctx);
     if (sender && ctx.muted) throw new AppError('MUTED');
     const content = dto.content ?? '';
     this.rules.checkSize(content);
@@ -108,6 +110,7 @@ export class MessagesService {
   /** PATCH /v1/messages/:id: the author (or a backend key) within the edit window. */
   async edit(p: WorkspacePrincipal, id: string, content: string, metadata?: Record<string, unknown>): Promise<MessageView> {
     const ctx = await this.writable(p, id);
+    checkBanned(ctx);
     const head = ctx.message!;
     if (head.deleted_at) throw new AppError('MESSAGE_DELETED');
     const window = this.config.SERVICE_EDIT_WINDOW_SECONDS;
@@ -255,6 +258,9 @@ export class MessagesService {
   ): Promise<SendResult> {
     const metadata = o.metadata && Object.keys(o.metadata).length ? o.metadata : null;
     const { channel, workspaceId } = ctx;
+    // CONTRACT §19: a shadow-banned author's message reaches only them and the backend: no mention, no
+    // thread counters (chat_send_message counts it nowhere), and webhooks see it marked
+    const shadowed = sender !== null && ctx.ban === 'shadow';
     const pending = freshView({
       id: PENDING_MESSAGE_ID,
       channel,
@@ -271,10 +277,10 @@ export class MessagesService {
       metadata: metadata ?? {},
       created_at: PENDING_TIME,
     });
-    const events: OutgoingEvent[] = [
-      { type: 'message.created', payload: createdPayload(pending) } satisfies OutgoingEvent<'message.created'>,
-    ];
-    if (pending.mentions?.length) {
+    const created = createdPayload(pending);
+    if (shadowed) created.message.shadowed = true;
+    const events: OutgoingEvent[] = [{ type: 'message.created', payload: created } satisfies OutgoingEvent<'message.created'>];
+    if (pending.mentions?.length && !shadowed) {
       events.push({
         type: 'message.mentioned',
         payload: {
@@ -286,7 +292,7 @@ export class MessagesService {
         },
       } satisfies OutgoingEvent<'message.mentioned'>);
     }
-    if (draft.threadId) {
+    if (draft.threadId && !shadowed) {
       // the root's new counters: chat_send_message fills them in under the lock
       events.push({
         type: 'thread.updated',
@@ -311,11 +317,12 @@ export class MessagesService {
       attachment: draft.attachment,
       parentId: draft.parentId,
       idempotencyKey: o.idempotencyKey,
-      mentionIds: draft.mentions.map((x) => x.user_id),
+      mentionIds: shadowed ? [] : draft.mentions.map((x) => x.user_id),
       threadId: draft.threadId,
       showInChannel: draft.showInChannel,
       metadata,
       byUser: o.byUser,
+      shadowed,
     };
     const record = verdict.record;
     const out: SendOutcome = record

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ChannelsRepository } from '../channels/channels.repository';
-import { AppError } from '../common/errors/app-error';
 import { isUuid } from '../common/ids';
-import { decodeCursor, pageOf } from '../common/pagination';
+import { decodeIdCursor, pageOf } from '../common/pagination';
 import { isoNotNull } from '../common/time';
 import { AuditQueryDto } from './dto/audit-query.dto';
 import { AuditRow, ModerationAuditRepository } from './moderation-audit.repository';
@@ -36,11 +35,7 @@ export class ModerationAuditService {
    */
   async list(workspaceId: string, q: AuditQueryDto) {
     const limit = q.limit ?? DEFAULT_LIMIT;
-    let beforeId: string | undefined;
-    if (q.before !== undefined) {
-      beforeId = String(decodeCursor(q.before, ['string'])[0]);
-      if (!isUuid(beforeId)) throw AppError.validation('before', 'is not a valid cursor');
-    }
+    const beforeId = q.before !== undefined ? decodeIdCursor(q.before) : undefined;
     let channelId: string | undefined;
     let channelRef: string | undefined;
     if (q.channel !== undefined) {

@@ -3,6 +3,7 @@ import { EntityManager } from 'typeorm';
 import { pageTake } from '../messages/messages.repository';
 import { exactTime, rows } from '../infra/database/sql';
 import type { MessageSource } from '../messages/message-view.service';
+import { hiddenFrom } from '../messages/visibility';
 
 /** CONTRACT §16: at most this many pinned messages per channel. */
 export const PIN_LIMIT = 50;
@@ -73,8 +74,7 @@ export class PinsRepository {
     const params: unknown[] = [channelId];
     const where = [
       'pin.channel_id = $3',
-      `NOT EXISTS (SELECT 1 FROM messages msg JOIN blocks b ON b.blocked_id = msg.user_id
-                    WHERE msg.id = pin.message_id AND b.blocker_id = $2::uuid)`,
+      `NOT EXISTS (SELECT 1 FROM messages msg WHERE msg.id = pin.message_id AND ${hiddenFrom('msg', '$2::uuid')})`,
     ];
     if (before) {
       params.push(before.pinnedKey, before.id);

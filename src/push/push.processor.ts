@@ -18,7 +18,7 @@ export function pushFor(message: CreatedMessage): { title: string; data: Record<
 /**
  * One `push.message` job: re-reads the event, and sends one multicast per batch of ≤ 500 tokens to the
  * devices of every other member who does not block the sender (nor muted the channel, unless the
- * message mentions them: CONTRACT §18). System messages (no sender) and
+ * message mentions them: CONTRACT §18). System messages (no sender), shadowed messages (CONTRACT §19) and
  * messages unsent before the job ran are not pushed. Tokens FCM calls unregistered or invalid are
  * deleted. When a whole batch fails for another reason (network, credentials, FCM down) and nothing
  * of the message went out yet, the job throws and the queue retries it; later failures are only
@@ -41,7 +41,8 @@ export class PushProcessor {
     const event = rows[0];
     if (!event || event.type !== 'message.created') return;
     const message = event.payload.message;
-    if (message.type === 'system' || !message.user) return;
+    // system messages have nobody to name; a shadowed one (CONTRACT §19) is for its author's eyes only
+    if (message.type === 'system' || !message.user || message.shadowed) return;
     const live: unknown[] = await this.db.query(
       `SELECT 1 FROM messages WHERE id = $1 AND deleted_at IS NULL`,
       [message.id],

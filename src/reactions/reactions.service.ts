@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ChannelWriteContext, ChannelWriteSession, ChannelWrites } from '../channels/channel-writes';
+import { ChannelWriteContext, ChannelWriteSession, ChannelWrites, checkBanned } from '../channels/channel-writes';
 import type { WorkspacePrincipal } from '../common/auth/principal';
 import { AppError } from '../common/errors/app-error';
 import { MessageView, MessageViews } from '../messages/message-view.service';
@@ -52,14 +52,16 @@ export class ReactionsService {
     }, false);
   }
 
-  /** 404 outside the workspace; the acting user must be a member of the message's channel. */
-  private open(p: WorkspacePrincipal, messageId: string, userExternalId?: string): Promise<ChannelWriteContext> {
-    return this.writes.open(p, null, {
+  /** 404 outside the workspace; the acting user must be a member of the message's channel, and not banned. */
+  private async open(p: WorkspacePrincipal, messageId: string, userExternalId?: string): Promise<ChannelWriteContext> {
+    const ctx = await this.writes.open(p, null, {
       actor: { kind: 'acting', userExternalId },
       need: 'member',
       messageId,
       messageAct: true,
     });
+    checkBanned(ctx);
+    return ctx;
   }
 
   /** The change under the channel's lock and the message row's, answered with the message as the actor sees it. */

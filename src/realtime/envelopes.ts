@@ -38,7 +38,8 @@ export class EnvelopeBuilder {
 
   async messages(workspaceId: string, ids: string[], viewerId: string | null, m: EntityManager = this.db.manager): Promise<Map<string, MessageView>> {
     const views = await this.views.render(m, { workspaceId, userId: viewerId }, ids);
-    return new Map(views.map((v) => [v.id, v]));
+    // a shadowed message reaches only its author here, who must not learn of the shadow ban
+    return new Map(views.map(({ shadowed: _, ...v }) => [v.id, v]));
   }
 
   one(e: StoredEvent, rendered: Map<string, MessageView>): Envelope | null {

@@ -4,6 +4,7 @@ import { plainToInstance } from 'class-transformer';
 import { IsString, MaxLength, MinLength, validate } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { CredentialsService } from '../auth/credentials.service';
+import { BansRepository } from '../bans/bans.repository';
 import { ChannelAccess } from '../channels/channel-access.service';
 import type { UserPrincipal } from '../common/auth/principal';
 import { AppError, errorBody } from '../common/errors/app-error';
@@ -56,6 +57,11 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
     for (const r of rows) byUser.get(r.user_id)?.push(r.channel_id);
     return byUser;
   });
+  /** Users banned workspace-wide (CONTRACT §19): their handshake is refused. One query for a burst of connects. */
+  private readonly banned = new Batcher<string, boolean>(async (userIds) => {
+    const banned = await this.bans.bannedOf(this.db.manager, userIds);
+    return new Map(userIds.map((u) => [u, banned.has(u)]));
+  });
 
   constructor(
     private readonly credentials: CredentialsService,
@@ -64,6 +70,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
     private readonly messages: MessagesService,
     private readonly receipts: ReceiptsService,
     private readonly access: ChannelAccess,
+    private readonly bans: BansRepository,
   ) {}
 
   afterInit(server: AppServer): void {
@@ -75,17 +82,20 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
       const fail = (e: unknown) => {
         const { error } = toAppError(e);
         const err = new Error(error.message) as Error & { data: unknown };
-        err.data = errorBody(error.code === 'UNAVAILABLE' ? error : new AppError('UNAUTHORIZED', error.message));
+        const kept = error.code === 'UNAVAILABLE' || error.code === 'BANNED';
+        err.data = errorBody(kept ? error : new AppError('UNAUTHORIZED', error.message));
         next(err);
       };
       if (!token) return fail(new AppError('UNAUTHORIZED', 'Missing token: connect with auth.token'));
       this.credentials
         .userToken(token)
         .then(async (p) => {
-          socket.data = { workspaceId: p.workspaceId, userId: p.userId, externalId: p.externalId };
           // the channel rooms are known before the handshake completes, so they are joined before the
           // client hears `connect`: nothing emitted to its channels after that can miss it
-          this.rooms.set(socket, await this.channelRooms(p.userId));
+          const [rooms, banned] = await Promise.all([this.channelRooms(p.userId), this.banned.load(p.userId)]);
+          if (banned) throw new AppError('BANNED');
+          socket.data = { workspaceId: p.workspaceId, userId: p.userId, externalId: p.externalId };
+          this.rooms.set(socket, rooms);
           next();
         })
         .catch(fail);

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { BansModule } from '../bans/bans.module';
 import { ChannelsModule } from '../channels/channels.module';
 import { MessageViewsModule } from '../messages/message-views.module';
 import { MessagesModule } from '../messages/messages.module';
@@ -12,7 +13,7 @@ import { RealtimePublisher } from './realtime.publisher';
 
 /** The Socket.IO gateway, presence announcements, the log publisher, and catch-up (sync) that shares their envelopes. */
 @Module({
-  imports: [ChannelsModule, MessagesModule, MessageViewsModule, ReceiptsModule],
+  imports: [BansModule, ChannelsModule, MessagesModule, MessageViewsModule, ReceiptsModule],
   controllers: [SyncController],
   providers: [EnvelopeBuilder, PresenceCoalescer, RealtimeGateway, RealtimePublisher, SyncService],
 })

@@ -2,7 +2,7 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import { decodeLogCursor, encodeLogCursor, EVENT_COLUMNS, EventLogReader, LogCursor } from '../events/event-log.reader';
 import { LeaderLease } from '../events/leader-lease';
 import { LogTail, LogTailPart, PartResult, PassStatement } from '../events/log-tail';
-import type { StoredEvent } from '../events/event-types';
+import type { BanPayload, StoredEvent } from '../events/event-types';
 import { RedisService } from '../infra/redis/redis.module';
 import { messageIdOf, EnvelopeBuilder } from './envelopes';
 import { channelRoom, Envelope, isUserScoped, ServerEventName, userRoom } from './realtime-events';
@@ -41,6 +41,15 @@ interface RealtimeOutput {
   events: (Omit<StoredEvent, 'created_at'> & { created_at: string })[];
   /** message id → users who block its author */
   blockers: { message_id: string; blocker_id: string }[];
+  /** The shadowed messages of the batch (CONTRACT §19) and their authors: only the author hears of them. */
+  shadowed: { message_id: string; user_id: string | null }[];
+}
+
+/** What the batch's messages allow, per message id: who is left out, or (shadowed) who alone is told. */
+interface Audience {
+  blockers: Map<string, string[]>;
+  /** message id → the author's room ([] when the author is gone). */
+  shadowed: Map<string, string[]>;
 }
 
 /**
@@ -123,17 +132,25 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
         ORDER BY e.tx_id, e.position LIMIT ${BATCH}`,
     );
     // per message of the batch, by index (messages by id, then blocks by blocked_id); OFFSET 0 keeps the
-    // lateral lookups from being flattened into joins the planner could turn into scans of those tables
+    // lateral lookups from being flattened into joins the planner could turn into scans of those tables.
+    // The same rule as the read paths (messages/visibility.ts), applied per socket room: blockers are
+    // left out, and a shadowed message goes to its author's room alone.
+    q.cte(
+      'rt_msg',
+      `SELECT x.id AS message_id, m.user_id, m.shadowed
+         FROM (SELECT DISTINCT id FROM (${MESSAGE_ID_SQL}) i WHERE id IS NOT NULL) x
+         CROSS JOIN LATERAL (SELECT msg.user_id, msg.shadowed FROM messages msg WHERE msg.id = x.id OFFSET 0) m`,
+    );
     q.cte(
       'rt_blk',
-      `SELECT x.id AS message_id, b.blocker_id
-         FROM (SELECT DISTINCT id FROM (${MESSAGE_ID_SQL}) i WHERE id IS NOT NULL) x
-         CROSS JOIN LATERAL (SELECT msg.user_id FROM messages msg WHERE msg.id = x.id OFFSET 0) m
+      `SELECT m.message_id, b.blocker_id FROM rt_msg m
          CROSS JOIN LATERAL (SELECT b.blocker_id FROM blocks b WHERE b.blocked_id = m.user_id OFFSET 0) b`,
     );
     return `json_build_object(
       'events', (SELECT COALESCE(json_agg(x ORDER BY x.tx_id::xid8, x.position), '[]') FROM rt_ev x),
-      'blockers', (SELECT COALESCE(json_agg(b), '[]') FROM rt_blk b))`;
+      'blockers', (SELECT COALESCE(json_agg(b), '[]') FROM rt_blk b),
+      'shadowed', (SELECT COALESCE(json_agg(json_build_object('message_id', m.message_id, 'user_id', m.user_id)), '[]')
+                     FROM rt_msg m WHERE m.shadowed))`;
   }
 
   async apply(output: unknown): Promise<PartResult> {
@@ -141,28 +158,40 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     const events: StoredEvent[] = out.events.map((e) => ({ ...e, created_at: new Date(e.created_at) }));
     const last = events[events.length - 1];
     if (!last || !this.cursor) return { events: events.length, more: false };
-    const blockers = new Map<string, string[]>();
-    for (const r of out.blockers) blockers.set(r.message_id, [...(blockers.get(r.message_id) ?? []), userRoom(r.blocker_id)]);
-    await this.publish(events, blockers);
+    const audience: Audience = { blockers: new Map(), shadowed: new Map() };
+    for (const r of out.blockers)
+      audience.blockers.set(r.message_id, [...(audience.blockers.get(r.message_id) ?? []), userRoom(r.blocker_id)]);
+    for (const r of out.shadowed ?? []) audience.shadowed.set(r.message_id, r.user_id ? [userRoom(r.user_id)] : []);
+    await this.publish(events, audience);
     this.cursor = { txId: last.tx_id, position: Number(last.position) };
     await this.redis.client?.set(this.key('cursor'), encodeLogCursor(this.cursor)).catch(() => undefined);
     return { events: events.length, more: events.length >= BATCH };
   }
 
-  private async publish(events: StoredEvent[], blockers: Map<string, string[]>): Promise<void> {
+  private async publish(events: StoredEvent[], audience: Audience): Promise<void> {
     const io = this.gateway.server;
     if (!io) return;
+    for (const e of events) if (e.type === 'user.banned') this.banned(e);
     const relevant = inSeqOrder(events.filter((e) => e.channel_id || isUserScoped(e)));
     if (!relevant.length) return;
     const byWorkspace = new Map<string, StoredEvent[]>();
     for (const e of relevant) byWorkspace.set(e.workspace_id, [...(byWorkspace.get(e.workspace_id) ?? []), e]);
     for (const group of byWorkspace.values()) {
       const envelopes = await this.envelopes.build(group, null);
-      group.forEach((e, i) => this.emit(e, envelopes[i] ?? undefined, blockers));
+      group.forEach((e, i) => this.emit(e, envelopes[i] ?? undefined, audience));
     }
   }
 
-  private emit(e: StoredEvent, env: Envelope | undefined, blockers: Map<string, string[]>): void {
+  /**
+   * CONTRACT §19: a workspace-wide ban (not a shadow ban) closes the user's sockets on every instance
+   * (through the adapter); reconnecting is refused at the handshake while the ban lasts.
+   */
+  private banned(e: StoredEvent): void {
+    const p = e.payload as unknown as BanPayload;
+    if (p.channel_id === null && !p.shadow) this.gateway.server.in(userRoom(p.user.id)).disconnectSockets(true);
+  }
+
+  private emit(e: StoredEvent, env: Envelope | undefined, audience: Audience): void {
     const io = this.gateway.server;
     if (!e.channel_id) {
       // user-scoped: only the audience's own sockets, on every instance (through the adapter); never
@@ -183,7 +212,13 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
       }
     }
     if (env) {
-      const except = blockers.get(messageIdOf(e) ?? '') ?? [];
+      const messageId = messageIdOf(e) ?? '';
+      const only = audience.shadowed.get(messageId);
+      if (only) {
+        if (only.length) (io.to(only).emit as (n: ServerEventName, e: Envelope) => boolean)(env.type as ServerEventName, env);
+        return;
+      }
+      const except = audience.blockers.get(messageId) ?? [];
       const target = except.length ? io.to(room).except(except) : io.to(room);
       (target.emit as (n: ServerEventName, e: Envelope) => boolean)(env.type as ServerEventName, env);
       if (e.type === 'member.left' && p.user_id) {

@@ -4,6 +4,7 @@ import { exactTime } from '../infra/database/sql';
 import type { MessageType } from '../messages/message-view.service';
 import type { Instant } from '../common/rfc3339';
 import type { SearchToken } from './search-tsquery';
+import { shadowedFrom } from '../messages/visibility';
 
 /** Where to look: one channel, a user's channels, or (a backend key) the whole workspace. */
 export type SearchScope =
@@ -33,6 +34,8 @@ export interface SearchQuery {
   filters: SearchFilters;
   /** Authors the viewer blocks: their messages never match. */
   hiddenUserIds: string[];
+  /** The searching user (null for a backend key): others' shadowed messages are left out for them. */
+  viewerId?: string | null;
   cursor?: SearchCursor;
   /** Rows to fetch (page size + 1). */
   take: number;
@@ -102,8 +105,10 @@ export class SearchRepository {
         break;
     }
     where.push(match);
+    // the blocked authors as one array (fetched with the query's terms), the shadow rule as everywhere else
     if (q.hiddenUserIds.length)
       where.push(`(m.user_id IS NULL OR m.user_id <> ALL(${p(q.hiddenUserIds)}::uuid[]))`);
+    if (q.viewerId) where.push(`NOT ${shadowedFrom('m', `${p(q.viewerId)}::uuid`)}`);
     const f = q.filters;
     if (f.author !== undefined)
       where.push(

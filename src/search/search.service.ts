@@ -108,6 +108,7 @@ export class SearchService {
       tsquery: compiled.tsquery,
       filters: checked.filters,
       hiddenUserIds: prep.blocked ?? [],
+      viewerId: p.kind === 'user' ? p.userId : null,
       cursor: checked.cursor,
       take: checked.limit + 1,
       exact: [...new Set(lexemes.filter((l) => !l.prefix).map((l) => l.lexeme))],

@@ -9,6 +9,7 @@ import { EVENT_COLUMNS, LogCursor, SETTLED_BOUND, settled } from '../events/even
 import type { StoredEvent } from '../events/event-types';
 import { EnvelopeBuilder } from '../realtime/envelopes';
 import type { Envelope } from '../realtime/realtime-events';
+import { hiddenFrom } from '../messages/visibility';
 
 export interface SyncEvent {
   seq?: number;
@@ -18,12 +19,12 @@ export interface SyncEvent {
   created_at: string;
 }
 
-/** The message an event is about, in SQL (for leaving out blocked authors). */
+/** The message an event is about, in SQL (for leaving out what the viewer may not see). */
 const MESSAGE_OF_EVENT = `(CASE WHEN e.type LIKE 'message.%' THEN
   COALESCE(e.payload->'message'->>'id', e.payload->'reaction'->>'message_id', e.payload->>'message_id') END)::uuid`;
 
-const NOT_BLOCKED = `NOT EXISTS (SELECT 1 FROM messages msg JOIN blocks b ON b.blocked_id = msg.user_id
-  WHERE msg.id = ${MESSAGE_OF_EVENT} AND b.blocker_id = $VIEWER)`;
+const notHidden = (viewer: string) => `NOT EXISTS (SELECT 1 FROM messages msg
+  WHERE msg.id = ${MESSAGE_OF_EVENT} AND ${hiddenFrom('msg', `${viewer}::uuid`)})`;
 
 /** Sync cursors: the log position plus when the cursor was issued (for the retention check). */
 function encodeSyncCursor(c: LogCursor, issuedAt = Date.now()): string {
@@ -66,7 +67,7 @@ export class SyncService {
     const viewer = p.kind === 'user' ? p.userId : null;
     const rows: StoredEvent[] = await this.db.query(
       `SELECT ${EVENT_COLUMNS} FROM events e
-        WHERE e.channel_id = $1 AND e.seq > $2 ${viewer ? `AND ${NOT_BLOCKED.replace('$VIEWER', '$4')}` : ''}
+        WHERE e.channel_id = $1 AND e.seq > $2 ${viewer ? `AND ${notHidden('$4')}` : ''}
         ORDER BY e.seq LIMIT $3`,
       viewer ? [channel.id, afterSeq, limit + 1, viewer] : [channel.id, afterSeq, limit + 1],
     );
@@ -91,7 +92,7 @@ export class SyncService {
           WHERE e.workspace_id = $1 AND (e.tx_id, e.position) > ($2::xid8, $3::bigint) AND ${settled('$6')}
             AND ($4 = ANY(e.audience) OR EXISTS (SELECT 1 FROM channel_members cm
                   WHERE cm.channel_id = e.channel_id AND cm.user_id = $4 AND cm.joined_at <= e.created_at))
-            AND ${NOT_BLOCKED.replace('$VIEWER', '$4')}
+            AND ${notHidden('$4')}
           ORDER BY e.workspace_id, e.tx_id, e.position LIMIT $5`,
         [p.workspaceId, cursor.txId, cursor.position, p.userId, limit + 1, bound],
       );

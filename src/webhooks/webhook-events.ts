@@ -22,6 +22,8 @@ export const WEBHOOK_EVENTS = [
   'member.joined',
   'member.left',
   'user.created',
+  'user.banned',
+  'user.unbanned',
 ] as const;
 
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];

@@ -8,6 +8,12 @@ const RELAY = 'webhooks';
 const BATCH = 200;
 /** The log types webhooks are offered (a constant of the statement's text). */
 const TYPES = `ARRAY[${WEBHOOK_EVENTS.map((t) => `'${t}'`).join(', ')}]::text[]`;
+/**
+ * CONTRACT §19: of a shadowed message, webhooks get `message.created` (marked `shadowed: true`) and
+ * nothing else; these are the other types about one message.
+ */
+const ABOUT_A_MESSAGE = `ARRAY['message.updated', 'message.deleted', 'message.pinned', 'message.unpinned',
+  'message.reaction.added', 'message.reaction.removed']::text[]`;
 
 interface RelayOutput {
   /** This instance held the cursor row (another one holds it, or there was nothing to relay, otherwise). */
@@ -80,12 +86,20 @@ export class WebhookRelay implements LogTailPart {
     // the cursor as scalar subqueries, so the range is an index condition (a join would scan)
     q.cte(
       'wh_ev',
-      `SELECT e.id, e.workspace_id, e.type, e.tx_id, e.position FROM events e
+      `SELECT e.id, e.workspace_id, e.type, e.tx_id, e.position,
+              CASE WHEN e.type = ANY (${ABOUT_A_MESSAGE})
+                   THEN COALESCE(e.payload->'message'->>'id', e.payload->'reaction'->>'message_id')::uuid END AS about
+         FROM events e
         WHERE (e.tx_id, e.position) > ((SELECT tx_id FROM wh_cur), (SELECT position FROM wh_cur)) AND e.tx_id < ${bound}
         ORDER BY e.tx_id, e.position LIMIT ${BATCH}`,
     );
     q.cte('wh_last', `SELECT tx_id, position FROM wh_ev ORDER BY tx_id DESC, position DESC LIMIT 1`);
-    q.cte('wh_new', this.deliveries.insertPendingSql('wh_ev', TYPES));
+    q.cte(
+      'wh_out',
+      `SELECT v.* FROM wh_ev v
+        WHERE v.about IS NULL OR NOT EXISTS (SELECT 1 FROM messages msg WHERE msg.id = v.about AND msg.shadowed)`,
+    );
+    q.cte('wh_new', this.deliveries.insertPendingSql('wh_out', TYPES));
     q.cte(
       'wh_move',
       `UPDATE event_relay_cursors c SET tx_id = l.tx_id, position = l.position, updated_at = now()

@@ -6,6 +6,7 @@ export type ErrorCode =
   | 'NOT_A_MEMBER'
   | 'NOT_AUTHOR'
   | 'MUTED'
+  | 'BANNED'
   | 'CHANNEL_FROZEN'
   | 'NOT_FOUND'
   | 'LAST_ADMIN'
@@ -35,6 +36,7 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   NOT_A_MEMBER: 'You are not a member of this channel',
   NOT_AUTHOR: 'Only the author can do this',
   MUTED: 'You are muted',
+  BANNED: 'You are banned',
   CHANNEL_FROZEN: 'The channel is frozen',
   NOT_FOUND: 'Not found',
   LAST_ADMIN: 'The last admin of a group cannot be demoted',
@@ -87,6 +89,7 @@ export function httpStatusOf(code: ErrorCode): number {
     case 'NOT_A_MEMBER':
     case 'NOT_AUTHOR':
     case 'MUTED':
+    case 'BANNED':
     case 'CHANNEL_FROZEN':
       return 403;
     case 'NOT_FOUND':

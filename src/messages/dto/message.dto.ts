@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 /** Response schemas of the message object (CONTRACT §7, §15, §16) for the OpenAPI document. */
 
@@ -87,6 +87,12 @@ export class MessageDto {
   /** Who pinned it; null when it is not pinned, or when a backend key (or a since deleted user) pinned it. */
   @ApiProperty({ type: UserRefDto, nullable: true })
   pinned_by!: UserRefDto | null;
+  /**
+   * Present (true) only for a backend key, on a message sent while its author was shadow-banned
+   * (CONTRACT §19); nobody but its author sees such a message, and they are not told.
+   */
+  @ApiPropertyOptional({ enum: [true] })
+  shadowed?: true;
   @ApiProperty({ enum: ['sent', 'delivered', 'read'] })
   receipt_status!: 'sent' | 'delivered' | 'read';
   @ApiProperty({ type: String, format: 'date-time' })
