@@ -28,6 +28,8 @@ export interface MessageHead {
   type: 'text' | 'image' | 'file' | 'system';
   attachment_url: string | null;
   deleted_at: Date | null;
+  /** Sent while its author was shadow-banned (CONTRACT §19): nobody but the author and the backend sees it. */
+  shadowed: boolean;
   /** Seconds since it was sent, by the database's clock (windows are measured there). */
   age_seconds: number;
 }
@@ -173,11 +175,12 @@ export class ChannelWrites {
       h_type: MessageHead['type'] | null;
       h_attachment_url: string | null;
       h_deleted_at: Date | null;
+      h_shadowed: boolean | null;
       h_age_seconds: number | null;
     })[] = await prepared(
       this.db.manager,
       `WITH h AS (
-         SELECT msg.id, msg.channel_id, msg.user_id, msg.type, msg.attachment_url, msg.deleted_at,
+         SELECT msg.id, msg.channel_id, msg.user_id, msg.type, msg.attachment_url, msg.deleted_at, msg.shadowed,
                 extract(epoch FROM clock_timestamp() - msg.created_at)::float8 AS age_seconds
            FROM messages msg WHERE msg.workspace_id = $1 AND msg.id = $6::uuid),
        ch AS (
@@ -199,7 +202,7 @@ export class ChannelWrites {
               (SELECT msg.id FROM messages msg WHERE msg.workspace_id = $1 AND $7::text IS NOT NULL
                   AND msg.sender_key = COALESCE(a.id::text, 'system') AND msg.idempotency_key = $7::text) AS replay_id,
               h.id AS h_id, h.user_id AS h_user_id, h.type AS h_type, h.attachment_url AS h_attachment_url,
-              h.deleted_at AS h_deleted_at, h.age_seconds AS h_age_seconds
+              h.deleted_at AS h_deleted_at, h.shadowed AS h_shadowed, h.age_seconds AS h_age_seconds
          FROM ch LEFT JOIN a ON true
          LEFT JOIN channel_members cm ON cm.channel_id = ch.id AND cm.user_id = a.id
          LEFT JOIN h ON true`,
@@ -231,6 +234,7 @@ export class ChannelWrites {
       h_type,
       h_attachment_url,
       h_deleted_at,
+      h_shadowed,
       h_age_seconds,
       ...channel
     } = r;
@@ -259,6 +263,7 @@ export class ChannelWrites {
             type: h_type!,
             attachment_url: h_attachment_url,
             deleted_at: h_deleted_at,
+            shadowed: h_shadowed === true,
             age_seconds: h_age_seconds!,
           }
         : null,

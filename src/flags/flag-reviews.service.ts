@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { BansService } from '../bans/bans.service';
 import { ChannelWrites } from '../channels/channel-writes';
 import type { BackendPrincipal } from '../common/auth/principal';
 import { AppError } from '../common/errors/app-error';
@@ -56,6 +57,7 @@ export class FlagReviewsService {
     private readonly writes: ChannelWrites,
     private readonly messages: MessagesService,
     private readonly audit: ModerationAuditRepository,
+    private readonly bans: BansService,
   ) {}
 
   /** GET /v1/moderation/flags: open entries oldest first, resolved ones most recently resolved first. */
@@ -125,8 +127,17 @@ export class FlagReviewsService {
         break;
       case 'ban_user':
       case 'shadow_ban_user':
+        // the flagged user, or the message's author: workspace-wide, replacing a ban they already have
         if (!locked.user_id) throw AppError.notFound('User');
-        throw AppError.validation('action', 'bans are not available yet');
+        await this.bans.banIn(m, workspaceId, {
+          userId: locked.user_id,
+          channelId: null,
+          reason: `flag review ${locked.id}`,
+          durationSeconds: dto.duration_seconds ?? null,
+          shadow: dto.action === 'shadow_ban_user',
+          byUserId: null,
+        });
+        break;
       case 'unsend_message':
         throw new Error('unsend_message runs in the channel write session');
     }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { BansModule } from '../bans/bans.module';
 import { ChannelMembershipModule } from '../channels/channel-membership.module';
 import { MessagesModule } from '../messages/messages.module';
 import { ModerationModule } from '../moderation/moderation.module';
@@ -10,7 +11,7 @@ import { FlagsService } from './flags.service';
 
 /** CONTRACT §19: flags (reports) and their review queue. */
 @Module({
-  imports: [FlagQueueModule, ChannelMembershipModule, MessagesModule, ModerationModule],
+  imports: [FlagQueueModule, ChannelMembershipModule, MessagesModule, ModerationModule, BansModule],
   controllers: [FlagsController, FlagReviewsController],
   providers: [FlagsService, FlagReviewsService],
 })

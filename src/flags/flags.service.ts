@@ -35,9 +35,11 @@ export class FlagsService {
       need: 'member',
       messageId,
     });
-    if (ctx.role === undefined) throw AppError.notFound('Message');
     const head = ctx.message!;
     const reporter = ctx.actor!;
+    // not a member, or another user's shadowed message (CONTRACT §19): as if there were no such message
+    if (ctx.role === undefined || (head.shadowed && head.user_id !== reporter.id))
+      throw AppError.notFound('Message');
     if (head.user_id === reporter.id) throw AppError.validation('id', 'you cannot flag your own message');
     if (head.type === 'system') throw AppError.validation('id', 'a system message cannot be flagged');
     if (head.deleted_at) throw new AppError('MESSAGE_DELETED', 'An unsent message cannot be flagged');

@@ -439,6 +439,98 @@ describe('flags and the review queue (CONTRACT §19)', () => {
       expect((await messageEvents(t, ch.id)).filter((e) => e.type === 'message.deleted')).toHaveLength(2);
     });
 
+    it('ban_user bans the message’s author workspace-wide (for duration_seconds), announced and audited', async () => {
+      const { ws, ch, ana, bo, cy } = await room(t);
+      const url = rx.url(200);
+      await createWebhook(ws, url, ['user.banned']);
+      const m = await send(ana, ch.id, 'abuse');
+      expect((await flagMessage(bo, m.id, { reason: 'abuse' })).status).toBe(201);
+      const [entry] = (await queue(ws)).flags;
+      const done = await resolve(ws, entry!.id, { action: 'ban_user', duration_seconds: 3600 });
+      expect(done).toMatchObject({
+        status: 'resolved',
+        resolution: { action: 'ban_user', duration_seconds: 3600 },
+        message: { id: m.id, content: 'abuse' },
+      });
+      expectError(
+        await ana.api.post(`/v1/channels/${ch.id}/messages`, { content: 'am I banned?' }),
+        403,
+        'BANNED',
+      );
+      expect((await cy.api.post(`/v1/channels/${ch.id}/messages`, { content: 'not me' })).status).toBe(201);
+      const bans = (await ws.api.get('/v1/bans')).body as {
+        bans: {
+          user: { id: string };
+          channel_id: string | null;
+          reason: string;
+          shadow: boolean;
+          expires_at: string;
+        }[];
+      };
+      expect(bans.bans).toHaveLength(1);
+      expect(bans.bans[0]).toMatchObject({
+        user: { id: ana.id },
+        channel_id: null,
+        reason: `flag review ${entry!.id}`,
+        shadow: false,
+      });
+      const left = Date.parse(bans.bans[0]!.expires_at) - Date.now();
+      expect(left).toBeGreaterThan(3500_000);
+      expect(left).toBeLessThanOrEqual(3600_000);
+      const [hook] = await rx.waitFor(url, { pred: (r) => eventOf(r) === 'user.banned' });
+      expect(hook!.json.data).toMatchObject({ user: { id: ana.id }, channel_id: null, shadow: false });
+      expect((await audit(ws, { rule: 'review' })).entries[0]).toMatchObject({
+        message_id: m.id,
+        user_id: ana.id,
+        action: 'ban_user',
+      });
+    });
+
+    it('shadow_ban_user on a user entry: their sends succeed but nobody else sees them', async () => {
+      const { ws, ch, ana, bo } = await room(t);
+      expect((await flagUser(bo, 'ana', { reason: 'spammer' })).status).toBe(201);
+      const [entry] = (await queue(ws)).flags;
+      const done = await resolve(ws, entry!.id, { action: 'shadow_ban_user' });
+      expect(done).toMatchObject({
+        user: { id: ana.id },
+        resolution: { action: 'shadow_ban_user', duration_seconds: null },
+      });
+      const sm = await send(ana, ch.id, 'buy now');
+      expect((await history(bo.api, ch.id)).messages.map((x) => x.id)).not.toContain(sm.id);
+      const banned = (await ws.api.get('/v1/bans')).body as {
+        bans: { shadow: boolean; expires_at: string | null }[];
+      };
+      expect(banned.bans.map((b) => [b.shadow, b.expires_at])).toEqual([[true, null]]);
+      // another user's shadowed message cannot be flagged: nobody else can see it
+      expectError(await flagMessage(bo, sm.id), 404, 'NOT_FOUND');
+      // nor for a backend key acting for another user
+      expect((await ws.api.post(`/v1/messages/${sm.id}/flag`, { user_external_id: 'cy' })).status).toBe(404);
+      expect((await queue(ws, { status: 'resolved' })).flags[0]).toMatchObject({
+        id: entry!.id,
+        status: 'resolved',
+      });
+    });
+
+    it('a ban of a message whose author was deleted is 404; the entry can still be dismissed', async () => {
+      const { ws, ch, ana, bo } = await room(t);
+      const m = await send(ana, ch.id, 'orphan');
+      expect((await flagMessage(bo, m.id)).status).toBe(201);
+      expect((await ws.api.delete('/v1/users/ana')).status).toBe(204);
+      const [entry] = (await queue(ws)).flags;
+      expect(entry!.message).toMatchObject({ id: m.id, user_id: null, user: null });
+      expectError(
+        await ws.api.post(`/v1/moderation/flags/${entry!.id}/resolve`, { action: 'ban_user' }),
+        404,
+        'NOT_FOUND',
+      );
+      expect((await queue(ws)).flags.map((e) => e.status)).toEqual(['open']);
+      expect((await resolve(ws, entry!.id, { action: 'dismiss' })).status).toBe('resolved');
+      expect((await audit(ws, { rule: 'review' })).entries[0]).toMatchObject({
+        user_id: null,
+        message_id: m.id,
+      });
+    });
+
     it('400 for unsend_message on a user entry, duration_seconds without a ban, or a bad action; 404 for an unknown entry', async () => {
       const { ws, ch, ana, bo } = await room(t);
       expect((await flagUser(bo, 'ana')).status).toBe(201);

@@ -1,11 +1,9 @@
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { ListQueryDto } from '../../common/http/list-query.dto';
 import { IsOptionalNotNull } from '../../common/http/optional';
+import { MAX_BAN_SECONDS } from '../../bans/dto/ban.dto';
 import { REVIEW_ACTIONS, type ReviewAction } from '../../moderation/moderation-audit.repository';
 import { EXTERNAL_ID_PATTERN, EXTERNAL_ID_RULE } from '../../users/dto/user.dto';
-
-/** The longest ban a resolution may ask for: ten years, as a mute's. */
-export const MAX_REVIEW_BAN_SECONDS = 10 * 365 * 86400;
 
 /** POST /v1/messages/:id/flag and /v1/users/:external_id/flag. */
 export class CreateFlagDto {
@@ -34,5 +32,5 @@ export class ResolveFlagDto {
   @IsIn(REVIEW_ACTIONS) action!: ReviewAction;
 
   /** With `ban_user` / `shadow_ban_user` only: how long the ban lasts; omitted = until it is lifted. */
-  @IsOptionalNotNull() @IsInt() @Min(1) @Max(MAX_REVIEW_BAN_SECONDS) duration_seconds?: number;
+  @IsOptionalNotNull() @IsInt() @Min(1) @Max(MAX_BAN_SECONDS) duration_seconds?: number;
 }
