@@ -99,33 +99,40 @@ export class FlagsRepository {
   constructor(private readonly events: EventLogService) {}
 
   /**
-   * Files a flag in the caller's transaction: upserts the target's open review entry (one statement,
-   * on its partial unique index, so concurrent flags meet on one row), inserts the flag (the unique
-   * index keeps one per reporter and target) and writes `message.flagged` / `user.flagged`. Null when
-   * the reporter had already flagged the target: the caller must roll back, which undoes the upsert.
+   * Files a flag in the caller's transaction, in three statements so that the target's open entry is
+   * locked only from the last one to the commit (concurrent flags of one target queue on that row):
+   * 1. the flag, ON CONFLICT DO NOTHING on the one-per-reporter index (null: the reporter had already
+   *    flagged the target, and nothing was written), naming the open entry as it reads it now, or a new
+   *    id (the foreign key is checked at commit);
+   * 2. `message.flagged` / `user.flagged`;
+   * 3. the entry's upsert on its partial unique index (count and last time); if the entry the flag named
+   *    is no longer the open one (resolved, or opened meanwhile by another flag), the flag moves to the
+   *    one the upsert answered, in the same statement.
    */
   async file(m: EntityManager, f: NewFlag): Promise<FlagView | null> {
     const t = f.target;
+    const column = OPEN_TARGET[t.type];
     const messageId = t.type === 'message' ? t.messageId : null;
     const userId = t.type === 'user' ? t.userId : null;
-    const review = await rows<{ id: string }>(
-      m,
-      `INSERT INTO flag_reviews AS r (id, workspace_id, target_type, message_id, target_user_id, flag_count,
-                                      first_flagged_at, last_flagged_at)
-       VALUES ($1, $2, $3, $4, $5, 1, clock_timestamp(), clock_timestamp())
-       ON CONFLICT (${OPEN_TARGET[t.type]}) WHERE status = 'open'
-       DO UPDATE SET flag_count = r.flag_count + 1, last_flagged_at = greatest(r.last_flagged_at, EXCLUDED.last_flagged_at)
-       RETURNING r.id`,
-      [newId(), f.workspaceId, t.type, messageId, userId],
-    );
-    const conflict = t.type === 'message' ? '(message_id, by_user)' : '(target_user_id, by_user)';
-    const inserted = await rows<{ id: string; created_at: Date }>(
+    const candidate = newId();
+    const inserted = await rows<{ id: string; review_id: string; created_at: Date }>(
       m,
       `INSERT INTO flags (id, workspace_id, review_id, target_type, message_id, target_user_id, by_user, reason, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, clock_timestamp())
-       ON CONFLICT ${conflict} DO NOTHING
-       RETURNING id, created_at`,
-      [newId(), f.workspaceId, review[0]!.id, t.type, messageId, userId, f.byUser?.id ?? null, f.reason],
+       SELECT $1, $2, COALESCE((SELECT r.id FROM flag_reviews r WHERE r.${column} = $9 AND r.status = 'open'), $3),
+              $4, $5, $6, $7, $8, clock_timestamp()
+       ON CONFLICT (${column}, by_user) DO NOTHING
+       RETURNING id, review_id, created_at`,
+      [
+        newId(),
+        f.workspaceId,
+        candidate,
+        t.type,
+        messageId,
+        userId,
+        f.byUser?.id ?? null,
+        f.reason,
+        messageId ?? userId,
+      ],
     );
     const row = inserted[0];
     if (!row) return null;
@@ -135,6 +142,17 @@ export class FlagsRepository {
       type: t.type === 'message' ? 'message.flagged' : 'user.flagged',
       payload: flagPayload(view),
     });
+    await m.query(
+      `WITH rv AS (
+         INSERT INTO flag_reviews AS r (id, workspace_id, target_type, message_id, target_user_id, flag_count,
+                                        first_flagged_at, last_flagged_at)
+         VALUES ($1, $2, $3, $4, $5, 1, clock_timestamp(), clock_timestamp())
+         ON CONFLICT (${column}) WHERE status = 'open'
+         DO UPDATE SET flag_count = r.flag_count + 1, last_flagged_at = greatest(r.last_flagged_at, EXCLUDED.last_flagged_at)
+         RETURNING r.id)
+       UPDATE flags f SET review_id = rv.id FROM rv WHERE f.id = $6 AND f.review_id <> rv.id`,
+      [candidate, f.workspaceId, t.type, messageId, userId, row.id],
+    );
     return view;
   }
 

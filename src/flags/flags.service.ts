@@ -12,9 +12,6 @@ export interface FlagResult {
   created: boolean;
 }
 
-/** Rolls back a flag's transaction when the reporter had already flagged the target. */
-class AlreadyFlagged extends Error {}
-
 /**
  * CONTRACT §19's reports: a user flags a message they can see or a user they share a channel with,
  * once per target. As for other acting routes, a backend key reports on behalf of `user_external_id`.
@@ -72,22 +69,10 @@ export class FlagsService {
     });
   }
 
-  /**
-   * One transaction: the entry's upsert, the flag and its event. When the unique index says the reporter
-   * already flagged the target, the transaction rolls back (the upsert with it) and the earlier flag is
-   * the answer.
-   */
+  /** One transaction: the flag, its event and its entry; a repeat writes nothing and answers the earlier flag. */
   private async file(f: NewFlag): Promise<FlagResult> {
-    try {
-      const flag = await this.db.transaction(async (m) => {
-        const filed = await this.repo.file(m, f);
-        if (!filed) throw new AlreadyFlagged();
-        return filed;
-      });
-      return { flag, created: true };
-    } catch (e) {
-      if (!(e instanceof AlreadyFlagged)) throw e;
-    }
+    const flag = await this.db.transaction((m) => this.repo.file(m, f));
+    if (flag) return { flag, created: true };
     const earlier = await this.repo.findByReporter(this.db.manager, f);
     if (!earlier) throw AppError.notFound(f.target.type === 'message' ? 'Message' : 'User');
     return { flag: earlier, created: false };

@@ -9,7 +9,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   page reads no flags but the reasons.
  * - `flags`: one row per report. A user flags a target once, ever: UNIQUE (message_id, by_user) and
  *   (target_user_id, by_user); NULLs are distinct, so automatic moderation's flags (by_user NULL) and one
- *   kind's NULL target never collide.
+ *   kind's NULL target never collide. A flag is inserted before its entry's upsert (so the entry's row
+ *   is locked only from that upsert to the commit), naming the entry it expects: `review_id`'s foreign
+ *   key is checked at commit (DEFERRABLE INITIALLY DEFERRED).
  * - A message or user that goes (channel deletion, erasure) takes its entries and flags with it (CASCADE);
  *   a reporter who goes leaves the report, with by_user NULL, so the counts stay true.
  * - Resolutions are audited in `moderation_audit`, whose rows may now name no channel (a user entry)
@@ -63,7 +65,7 @@ export class Flags1763691010000 implements MigrationInterface {
       CREATE TABLE flags (
         id uuid PRIMARY KEY,
         workspace_id uuid NOT NULL REFERENCES workspaces(id) ON DELETE CASCADE,
-        review_id uuid NOT NULL REFERENCES flag_reviews(id) ON DELETE CASCADE,
+        review_id uuid NOT NULL REFERENCES flag_reviews(id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
         target_type text NOT NULL CHECK (target_type IN ('message', 'user')),
         message_id uuid REFERENCES messages(id) ON DELETE CASCADE,
         target_user_id uuid REFERENCES users(id) ON DELETE CASCADE,
