@@ -6,6 +6,7 @@ import type { AppConfig } from '../config/config.schema';
 import { Authenticator } from '../common/auth/authenticator';
 import type { BackendPrincipal, Principal, UserPrincipal } from '../common/auth/principal';
 import { AppError } from '../common/errors/app-error';
+import { uuidv7Millis } from '../common/ids';
 import { checkTimeClaims, hs256SignatureOk, parseJwt } from './hs256';
 import { UserIdCache } from './user-id.cache';
 import { WorkspaceKeyCache } from './workspace-key.cache';
@@ -74,6 +75,14 @@ export class CredentialsService extends Authenticator {
 
   /** HS256 only, kid = a current (or in-grace) api key, sub/iat/exp required, lifetime ≤ 24 h, user must exist. */
   async userToken(token: string): Promise<UserPrincipal> {
+    return (await this.userSession(token)).principal;
+  }
+
+  /**
+   * A user token's principal and until when it holds (ms since the epoch): its `exp`, or the end of the
+   * grace period of the key that signed it when that comes first. A live socket is closed then.
+   */
+  async userSession(token: string): Promise<{ principal: UserPrincipal; validUntil: number }> {
     const jwt = parseJwt(token);
     if (!jwt) throw unauthorized('Malformed token');
     const { header, payload } = jwt;
@@ -94,16 +103,29 @@ export class CredentialsService extends Authenticator {
 
     const userId = await this.userIds.get(key.workspaceId, sub);
     if (!userId) throw unauthorized('Unknown user');
-    return { kind: 'user', workspaceId: key.workspaceId, userId, externalId: sub };
+    // a token dies with its user: one naming an earlier user of this external id (deleted, then created
+    // again) is refused: by the user id a token issued here carries (`uid`), else by its `iat` against
+    // the user's creation (in the UUIDv7 id), within the clock skew allowed for a backend's own tokens
+    const earlier =
+      typeof payload.uid === 'string' ? payload.uid !== userId : iat < uuidv7Millis(userId) / 1000 - CLOCK_SKEW_SECONDS;
+    if (earlier) throw unauthorized('The token was issued to an earlier user of this external id');
+    return {
+      principal: { kind: 'user', workspaceId: key.workspaceId, userId, externalId: sub },
+      validUntil: Math.min(exp * 1000, key.expiresAt ?? Infinity),
+    };
   }
 
-  /** Signs a user token with the workspace's current secret (kid = its api key). */
-  async issueUserToken(workspaceId: string, externalId: string, ttlSeconds: number): Promise<{ token: string; expires_at: string }> {
+  /** Signs a user token with the workspace's current secret (kid = its api key); `uid` ties it to this user. */
+  async issueUserToken(
+    workspaceId: string,
+    user: { id: string; external_id: string },
+    ttlSeconds: number,
+  ): Promise<{ token: string; expires_at: string }> {
     const key = await this.keys.currentKey(workspaceId);
     if (!key) throw new AppError('INTERNAL');
     const iat = Math.floor(Date.now() / 1000);
     const exp = iat + ttlSeconds;
-    const token = sign({ sub: externalId, iat, exp }, key.hmac, { algorithm: 'HS256', keyid: key.apiKey });
+    const token = sign({ sub: user.external_id, uid: user.id, iat, exp }, key.hmac, { algorithm: 'HS256', keyid: key.apiKey });
     return { token, expires_at: new Date(exp * 1000).toISOString() };
   }
 

@@ -13,6 +13,7 @@ import { validationErrorFrom } from '../common/errors/validation';
 import { SendMessageDto } from '../messages/dto/send-message.dto';
 import { MessagesService } from '../messages/messages.service';
 import { ReceiptsService } from '../receipts/receipts.service';
+import { WorkspaceChanges } from '../workspaces/workspace-changes';
 import { Batcher } from './batcher';
 import { PresenceCoalescer, presenceModeOf } from './presence.coalescer';
 import { Ack, AppServer, AppSocket, channelRoom, presenceRoom, userRoom } from './realtime-events';
@@ -26,6 +27,10 @@ class SocketSendDto extends SendMessageDto {
 }
 
 const TYPING_TTL_MS = 6_000;
+/** setTimeout's longest wait (tokens live at most 24 hours anyway). */
+const MAX_TIMER_MS = 2_147_000_000;
+/** How soon credentials are checked again when the database could not say. */
+const RECHECK_RETRY_MS = 5_000;
 
 async function parse<T extends object>(cls: new () => T, payload: unknown): Promise<T> {
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
@@ -51,6 +56,8 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
   private closing = false;
   /** Channel rooms loaded during the handshake, joined on connection. */
   private readonly rooms = new WeakMap<AppSocket, string[]>();
+  /** Each socket's credentials (its token, until when they hold), checked again when they run out. */
+  private readonly sessions = new WeakMap<AppSocket, { token: string; validUntil: number; timer?: NodeJS.Timeout }>();
   private readonly channels = new Batcher<string, string[]>(async (userIds) => {
     const rows: { user_id: string; channel_id: string }[] = await this.db.query(`SELECT user_id, channel_id FROM channel_members WHERE user_id = ANY($1::uuid[])`, [userIds]);
     const byUser = new Map<string, string[]>(userIds.map((u) => [u, []]));
@@ -71,6 +78,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
     private readonly receipts: ReceiptsService,
     private readonly access: ChannelAccess,
     private readonly bans: BansRepository,
+    private readonly changes: WorkspaceChanges,
   ) {}
 
   afterInit(server: AppServer): void {
@@ -88,18 +96,58 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
       };
       if (!token) return fail(new AppError('UNAUTHORIZED', 'Missing token: connect with auth.token'));
       this.credentials
-        .userToken(token)
-        .then(async (p) => {
+        .userSession(token)
+        .then(async ({ principal: p, validUntil }) => {
           // the channel rooms are known before the handshake completes, so they are joined before the
           // client hears `connect`: nothing emitted to its channels after that can miss it
           const [rooms, banned] = await Promise.all([this.channelRooms(p.userId), this.banned.load(p.userId)]);
           if (banned) throw new AppError('BANNED');
           socket.data = { workspaceId: p.workspaceId, userId: p.userId, externalId: p.externalId };
           this.rooms.set(socket, rooms);
+          this.sessions.set(socket, { token, validUntil });
           next();
         })
         .catch(fail);
     });
+    // credentials that stop holding close the sockets they opened: a deleted user's at once, and every
+    // socket of a workspace whose keys changed is checked again (a rotation's grace is timed per socket)
+    this.changes.onChange((c) => {
+      if (c.kind === 'users' && c.userId) server.local.in(userRoom(c.userId)).disconnectSockets(true);
+      if (c.kind === 'keys' || c.kind === 'deleted') {
+        for (const socket of server.sockets.sockets.values())
+          if (socket.data.workspaceId === c.workspaceId) void this.recheck(socket);
+      }
+    });
+  }
+
+  /**
+   * A socket's credentials hold until its token's `exp` (or the end of its key's grace period): then the
+   * token is checked again, and the socket closed if it no longer authenticates (the client reconnects
+   * with a fresh token). A database that is away delays the check, never closes the socket.
+   */
+  private watch(socket: AppSocket): void {
+    const s = this.sessions.get(socket);
+    if (!s) return;
+    clearTimeout(s.timer);
+    const wait = Math.min(Math.max(0, s.validUntil - Date.now()) + 20, MAX_TIMER_MS);
+    s.timer = setTimeout(() => void this.recheck(socket), wait);
+    s.timer.unref();
+  }
+
+  private async recheck(socket: AppSocket): Promise<void> {
+    const s = this.sessions.get(socket);
+    if (!s || !socket.connected) return;
+    try {
+      s.validUntil = (await this.credentials.userSession(s.token)).validUntil;
+    } catch (e) {
+      const { error } = toAppError(e);
+      if (error.code !== 'UNAVAILABLE') {
+        socket.disconnect(true);
+        return;
+      }
+      s.validUntil = Date.now() + RECHECK_RETRY_MS;
+    }
+    this.watch(socket);
   }
 
   async handleConnection(socket: AppSocket): Promise<void> {
@@ -114,6 +162,8 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
       socket.join(this.rooms.get(socket) ?? []),
     ]).then(() => undefined);
     this.rooms.delete(socket);
+    this.watch(socket);
+    socket.once('disconnect', () => clearTimeout(this.sessions.get(socket)?.timer));
     this.bindHandlers(socket, ready);
     // while the socket is still in its rooms: the presence announcement needs them
     socket.once('disconnecting', () => {

@@ -56,7 +56,7 @@ export class UsersController {
     @Param('external_id', ExternalIdPipe) externalId: string,
     @Body() dto: IssueTokenDto,
   ) {
-    await this.users.get(p.workspaceId, externalId);
-    return this.credentials.issueUserToken(p.workspaceId, externalId, dto.ttl_seconds ?? 3600);
+    const user = await this.users.get(p.workspaceId, externalId);
+    return this.credentials.issueUserToken(p.workspaceId, user, dto.ttl_seconds ?? 3600);
   }
 }

@@ -59,13 +59,15 @@ export class UsersService {
    * The user first leaves their channels the way a self-leave does (last-admin rule, member.left).
    */
   async delete(workspaceId: string, externalId: string): Promise<void> {
-    await this.db.transaction(async (m) => {
+    const userId = await this.db.transaction(async (m) => {
       const user = await this.repo.findByExternalId(workspaceId, externalId, m);
       if (!user) throw AppError.notFound('User');
       await this.channelMembership.leaveAll(m, workspaceId, user);
       const row = await this.repo.delete(m, workspaceId, externalId);
       if (!row) throw AppError.notFound('User');
+      return user.id;
     });
-    this.changes.changed(workspaceId, 'users'); // the user's tokens stop working on every instance
+    // the user's tokens stop working and their sockets close, on every instance
+    this.changes.changed(workspaceId, 'users', userId);
   }
 }

@@ -9,6 +9,8 @@ export type WorkspaceChangeKind = 'keys' | 'settings' | 'users' | 'deleted';
 export interface WorkspaceChange {
   workspaceId: string;
   kind: WorkspaceChangeKind;
+  /** For `users`: the user deleted (their sockets close). */
+  userId?: string;
 }
 
 const KINDS: readonly string[] = ['keys', 'settings', 'users', 'deleted'] satisfies WorkspaceChangeKind[];
@@ -51,8 +53,8 @@ export class WorkspaceChanges implements OnModuleInit, BeforeApplicationShutdown
   }
 
   /** Announces a committed change: local listeners run before this returns. */
-  changed(workspaceId: string, kind: WorkspaceChangeKind): void {
-    const change: WorkspaceChange = { workspaceId, kind };
+  changed(workspaceId: string, kind: WorkspaceChangeKind, userId?: string): void {
+    const change: WorkspaceChange = userId ? { workspaceId, kind, userId } : { workspaceId, kind };
     this.local.emit('change', change);
     this.redis.client?.publish(this.channel, JSON.stringify(change)).catch(() => undefined);
   }
@@ -72,7 +74,8 @@ export class WorkspaceChanges implements OnModuleInit, BeforeApplicationShutdown
 function parse(message: string): WorkspaceChange | null {
   try {
     const v = JSON.parse(message) as Partial<WorkspaceChange>;
-    return typeof v.workspaceId === 'string' && typeof v.kind === 'string' && KINDS.includes(v.kind) ? { workspaceId: v.workspaceId, kind: v.kind } : null;
+    if (typeof v.workspaceId !== 'string' || typeof v.kind !== 'string' || !KINDS.includes(v.kind)) return null;
+    return typeof v.userId === 'string' ? { workspaceId: v.workspaceId, kind: v.kind, userId: v.userId } : { workspaceId: v.workspaceId, kind: v.kind };
   } catch {
     return null;
   }

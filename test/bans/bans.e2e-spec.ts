@@ -45,7 +45,7 @@ describe('bans and shadow bans (CONTRACT §19)', () => {
   });
 
   describe('workspace bans', () => {
-    it('refuse sends (REST, socket, backend for the user), edits and reactions with 403 BANNED; reads and unsend stay; lifting restores', async () => {
+    it('refuse sends (REST, backend for the user), edits and reactions with 403 BANNED; reads and unsend stay; lifting restores', async () => {
       const { ws, ch, ana, bo } = await room(t);
       const own = await send(bo, ch.id, 'before the ban');
       const gone = await send(bo, ch.id, 'to unsend');
@@ -170,7 +170,7 @@ describe('bans and shadow bans (CONTRACT §19)', () => {
   });
 
   describe('channel bans', () => {
-    it('refuse sends and reactions in that channel only; listed by channel; lifted by DELETE', async () => {
+    it('refuse sends (REST and socket) and reactions in that channel only; listed by channel; lifted by DELETE', async () => {
       const { ws, ch, ana, bo } = await room(t);
       const other = await group(ws, 'ana', ['bo']);
       const m = await send(ana, ch.id, 'react here');
@@ -187,6 +187,9 @@ describe('bans and shadow bans (CONTRACT §19)', () => {
       });
       expectError(await bo.api.post(`/v1/channels/${ch.id}/messages`, { content: 'hi' }), 403, 'BANNED');
       expectError(await bo.api.post(`/v1/messages/${m.id}/reactions`, { emoji: '👍' }), 403, 'BANNED');
+      const sock = await connectSocket(t.baseUrl, bo.token);
+      const ack = await sock.emitAck('message.send', { channel_id: ch.id, content: 'via socket' });
+      expect([ack.ok, ack.error?.code]).toEqual([false, 'BANNED']);
       expect((await bo.api.post(`/v1/channels/${other.id}/messages`, { content: 'elsewhere' })).status).toBe(
         201,
       );
