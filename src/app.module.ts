@@ -31,6 +31,7 @@ import { PushModule } from './push/push.module';
 import { SearchModule } from './search/search.module';
 import { PinsModule } from './pins/pins.module';
 import { BansModule } from './bans/bans.module';
+import { FlagsModule } from './flags/flags.module';
 import { ExportBuildModule } from './exports/export-build.module';
 import { ExportsModule } from './exports/exports.module';
 
@@ -38,7 +39,7 @@ import { ExportsModule } from './exports/exports.module';
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
-    const api: Type[] = config.SERVICE_ROLE === 'worker' ? [] : [UsersModule, ChannelsModule, MyChannelsModule, ReceiptsModule, MessagesModule, ReactionsModule, BlocksModule, MutesModule, WebhooksModule, RealtimeModule, AttachmentsModule, DevicesModule, SearchModule, PinsModule, BansModule, ExportsModule];
+    const api: Type[] = config.SERVICE_ROLE === 'worker' ? [] : [UsersModule, ChannelsModule, MyChannelsModule, ReceiptsModule, MessagesModule, ReactionsModule, BlocksModule, MutesModule, WebhooksModule, RealtimeModule, AttachmentsModule, DevicesModule, SearchModule, PinsModule, BansModule, FlagsModule, ExportsModule];
     return {
       module: AppModule,
       imports: [

@@ -28,6 +28,8 @@ export interface MessageHead {
   type: 'text' | 'image' | 'file' | 'system';
   attachment_url: string | null;
   deleted_at: Date | null;
+  /** Sent while its author was shadow-banned (CONTRACT §19): nobody but the author and the backend sees it. */
+  shadowed: boolean;
   /** Seconds since it was sent, by the database's clock (windows are measured there). */
   age_seconds: number;
 }
@@ -154,7 +156,7 @@ export class ChannelWrites {
     let actor: { id: string } | { externalId: string } | null = null;
     let actorError: Error | null = null;
     try {
-      actor = this.actorRef(p, o.actor);
+      actor = actorRef(p, o.actor);
     } catch (e) {
       actorError = e as Error;
     }
@@ -173,11 +175,12 @@ export class ChannelWrites {
       h_type: MessageHead['type'] | null;
       h_attachment_url: string | null;
       h_deleted_at: Date | null;
+      h_shadowed: boolean | null;
       h_age_seconds: number | null;
     })[] = await prepared(
       this.db.manager,
       `WITH h AS (
-         SELECT msg.id, msg.channel_id, msg.user_id, msg.type, msg.attachment_url, msg.deleted_at,
+         SELECT msg.id, msg.channel_id, msg.user_id, msg.type, msg.attachment_url, msg.deleted_at, msg.shadowed,
                 extract(epoch FROM clock_timestamp() - msg.created_at)::float8 AS age_seconds
            FROM messages msg WHERE msg.workspace_id = $1 AND msg.id = $6::uuid),
        ch AS (
@@ -199,7 +202,7 @@ export class ChannelWrites {
               (SELECT msg.id FROM messages msg WHERE msg.workspace_id = $1 AND $7::text IS NOT NULL
                   AND msg.sender_key = COALESCE(a.id::text, 'system') AND msg.idempotency_key = $7::text) AS replay_id,
               h.id AS h_id, h.user_id AS h_user_id, h.type AS h_type, h.attachment_url AS h_attachment_url,
-              h.deleted_at AS h_deleted_at, h.age_seconds AS h_age_seconds
+              h.deleted_at AS h_deleted_at, h.shadowed AS h_shadowed, h.age_seconds AS h_age_seconds
          FROM ch LEFT JOIN a ON true
          LEFT JOIN channel_members cm ON cm.channel_id = ch.id AND cm.user_id = a.id
          LEFT JOIN h ON true`,
@@ -231,6 +234,7 @@ export class ChannelWrites {
       h_type,
       h_attachment_url,
       h_deleted_at,
+      h_shadowed,
       h_age_seconds,
       ...channel
     } = r;
@@ -259,23 +263,11 @@ export class ChannelWrites {
             type: h_type!,
             attachment_url: h_attachment_url,
             deleted_at: h_deleted_at,
+            shadowed: h_shadowed === true,
             age_seconds: h_age_seconds!,
           }
         : null,
     };
-  }
-
-  /** CONTRACT §3's acting-user rule: who to look up, or null for a backend key acting as itself. */
-  private actorRef(p: WorkspacePrincipal, rule: ActorRule): { id: string } | { externalId: string } | null {
-    const named = rule.kind === 'acting' ? rule.userExternalId : undefined;
-    if (p.kind === 'user') {
-      if (named !== undefined && named !== p.externalId)
-        throw AppError.validation('user_external_id', 'is only for backend keys');
-      return { id: p.userId };
-    }
-    if (rule.kind === 'caller') return null;
-    if (!named) throw AppError.validation('user_external_id', 'is required with a workspace key');
-    return { externalId: named };
   }
 
   /**
@@ -399,6 +391,22 @@ export class ChannelWriteSession {
       (this.m.queryRunner.data as Record<string, unknown>)[HAS_EVENTS] = true;
     return sendMessage(this.m, this.channel.workspace_id, this.channel.id, msg, events);
   }
+}
+
+/**
+ * CONTRACT §3's acting-user rule: who to look up, or null for a backend key acting as itself. Also for
+ * acting writes that are not channel writes (flagging a user).
+ */
+export function actorRef(p: WorkspacePrincipal, rule: ActorRule): { id: string } | { externalId: string } | null {
+  const named = rule.kind === 'acting' ? rule.userExternalId : undefined;
+  if (p.kind === 'user') {
+    if (named !== undefined && named !== p.externalId)
+      throw AppError.validation('user_external_id', 'is only for backend keys');
+    return { id: p.userId };
+  }
+  if (rule.kind === 'caller') return null;
+  if (!named) throw AppError.validation('user_external_id', 'is required with a workspace key');
+  return { externalId: named };
 }
 
 /** SPEC.md's rule 1 and the role rules: a member (403 NOT_A_MEMBER), an admin of a group to manage (403 FORBIDDEN). */

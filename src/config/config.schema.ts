@@ -112,6 +112,12 @@ export const CONFIG_SCHEMA = {
   SERVICE_MAX_ATTACHMENT_SIZE_BYTES: { default: '10485760', description: 'Max attachment size', parse: int(1) },
   SERVICE_ALLOWED_ATTACHMENT_TYPES: { description: 'Comma list overriding the allowed MIME types', parse: list },
   SERVICE_RATE_LIMIT_MESSAGES_PER_MINUTE: { default: '60', description: 'Sends per user per minute', parse: int(1, 100_000) },
+  SERVICE_SOCKET_EVENTS_PER_SECOND: {
+    default: '20',
+    description: 'Client events per socket per second (bursts of twice that); beyond it they are refused before any work',
+    parse: int(1, 10_000),
+  },
+  SERVICE_SOCKETS_PER_USER: { default: '20', description: "A user's sockets per instance; a new one closes the oldest", parse: int(1, 10_000) },
   SERVICE_EDIT_WINDOW_SECONDS: { description: 'Edit window; unset = unlimited', parse: optional(int(1)) },
   SERVICE_UNSEND_WINDOW_SECONDS: { description: 'Unsend window; unset = unlimited', parse: optional(int(1)) },
   SERVICE_STORAGE_DRIVER: { default: 'local', description: 'local | s3', parse: oneOf('local', 's3') },

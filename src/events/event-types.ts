@@ -97,6 +97,20 @@ export interface ChannelStatePayload {
   archived: boolean;
 }
 
+/**
+ * CONTRACT §19: a report of a message (`message.flagged`) or a user (`user.flagged`). A workspace event
+ * for webhooks only. `user_id` is the flagged user, or the message's author (null once the author was
+ * deleted); `by_user` is null for automatic moderation's flags.
+ */
+export interface FlagPayload {
+  flag_id: string;
+  target_type: 'message' | 'user';
+  message_id?: string;
+  user_id: string | null;
+  by_user: UserRef | null;
+  reason: string | null;
+}
+
 /** Event types and payloads as SPEC.md's webhook table gives them (plus the realtime-only ones). */
 export interface DomainEventMap {
   'user.created': { user: UserPayload };
@@ -166,6 +180,8 @@ export interface DomainEventMap {
     action: string;
     excerpt: string;
   };
+  'message.flagged': FlagPayload;
+  'user.flagged': FlagPayload;
 }
 
 export type DomainEventType = keyof DomainEventMap;

@@ -29,7 +29,8 @@ function SendResponses() {
     }),
     ApiForbiddenResponse({
       type: ErrorResponseDto,
-      description: 'NOT_A_MEMBER, MUTED, or CHANNEL_FROZEN (a user in a frozen channel)',
+      description:
+        'NOT_A_MEMBER, MUTED, BANNED (workspace-wide or in this channel), or CHANNEL_FROZEN (a user in a frozen channel)',
     }),
     ApiTooManyRequestsResponse({
       type: ErrorResponseDto,
@@ -97,7 +98,7 @@ export class MessagesController {
   @ApiOkResponse({ type: MessageDto })
   @ApiForbiddenResponse({
     type: ErrorResponseDto,
-    description: 'NOT_A_MEMBER, NOT_AUTHOR, or CHANNEL_FROZEN (a user in a frozen channel)',
+    description: 'NOT_A_MEMBER, NOT_AUTHOR, BANNED (the author is banned), or CHANNEL_FROZEN (a user in a frozen channel)',
   })
   edit(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') id: string, @Body() dto: EditMessageDto) {
     return this.messages.edit(p, id, dto.content, dto.metadata);

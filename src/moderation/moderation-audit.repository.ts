@@ -1,12 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { MODERATION_RULES } from '../workspaces/workspace-settings';
 
-export type AuditAction = 'flag' | 'mask' | 'reject' | 'auto_mute';
+/** What automatic moderation did (flag, mask, reject, auto_mute), or how a flag review was resolved. */
+export type AuditAction = 'flag' | 'mask' | 'reject' | 'auto_mute' | ReviewAction;
+
+/** CONTRACT §19: the resolutions of a flag review entry. */
+export const REVIEW_ACTIONS = ['dismiss', 'unsend_message', 'ban_user', 'shadow_ban_user'] as const;
+export type ReviewAction = (typeof REVIEW_ACTIONS)[number];
+
+/** The `rule` of a row that records a flag review's resolution (automatic rows name the rule that matched). */
+export const REVIEW_RULE = 'review';
+
+/** Values of the trail's `rule`: automatic moderation's rules, and `review`. */
+export const AUDIT_RULES = [...MODERATION_RULES, REVIEW_RULE] as const;
 
 export interface AuditRow {
   id: string;
-  channel_id: string;
-  user_id: string;
+  /** Null for a resolution of a user's review entry. */
+  channel_id: string | null;
+  /** Null for a resolution about a message whose author was deleted. */
+  user_id: string | null;
   message_id: string | null;
   rule: string;
   action: AuditAction;
@@ -17,9 +31,9 @@ export interface AuditRow {
 export interface NewAuditRow {
   id: string;
   workspaceId: string;
-  channelId: string;
-  channelExternalId: string;
-  userId: string;
+  channelId: string | null;
+  channelExternalId: string | null;
+  userId: string | null;
   messageId: string | null;
   rule: string;
   action: AuditAction;

@@ -9,8 +9,8 @@ import { AuditRow, ModerationAuditRepository } from './moderation-audit.reposito
 
 export interface AuditEntryView {
   id: string;
-  channel_id: string;
-  user_id: string;
+  channel_id: string | null;
+  user_id: string | null;
   message_id: string | null;
   rule: string;
   action: string;

@@ -14,7 +14,9 @@ export class ModerationController {
   /**
    * The moderation audit trail, newest first: `{entries: [{id, channel_id, user_id, message_id, rule,
    * action, excerpt, created_at}], has_more, next_cursor}`. One entry per rule that acted on a message
-   * (action flag, mask or reject) and one per automatic mute (action auto_mute).
+   * (action flag, mask or reject), one per automatic mute (action auto_mute), and one per resolution of a
+   * flags review entry (rule `review`; action dismiss, unsend_message, ban_user or shadow_ban_user; no
+   * channel for a user's entry).
    */
   @Get('audit')
   list(@CurrentPrincipal() p: BackendPrincipal, @Query() q: AuditQueryDto) {

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ChannelsModule } from '../channels/channels.module';
+import { FlagQueueModule } from '../flags/flag-queue.module';
 import { MessageModeration } from '../messages/message-moderation';
 import { MutesModule } from '../mutes/mutes.module';
 import { ModerationAuditRepository } from './moderation-audit.repository';
@@ -10,10 +11,11 @@ import { ModerationService } from './moderation.service';
 
 /**
  * Automatic moderation: binds the messages feature's `MessageModeration` seam to the rule engine and
- * serves the audit trail. Imported by MessagesModule (the only consumer of the seam).
+ * serves the audit trail. Imported by MessagesModule (the only consumer of the seam); FlagsModule writes
+ * the audit rows of its resolutions through the exported repository.
  */
 @Module({
-  imports: [ChannelsModule, MutesModule],
+  imports: [ChannelsModule, MutesModule, FlagQueueModule],
   controllers: [ModerationController],
   providers: [
     ModerationAuditRepository,
@@ -22,6 +24,6 @@ import { ModerationService } from './moderation.service';
     moderationCounterProvider,
     { provide: MessageModeration, useExisting: ModerationService },
   ],
-  exports: [MessageModeration],
+  exports: [MessageModeration, ModerationAuditRepository],
 })
 export class ModerationModule {}

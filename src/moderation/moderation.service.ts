@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AppError } from '../common/errors/app-error';
 import { newId } from '../common/ids';
 import { EventLogService } from '../events/event-log.service';
+import { FlagsRepository } from '../flags/flags.repository';
 import { MessageModeration, ModerationInput, ModerationVerdict } from '../messages/message-moderation';
 import { MutesRepository } from '../mutes/mutes.repository';
 import { MODERATION_RULES, ModerationRule, WorkspaceSettings } from '../workspaces/workspace-settings';
@@ -35,7 +36,7 @@ interface Outcome {
  * Automatic moderation (SPEC.md, CONTRACT §4): the workspace's rules run on every send and edit by a
  * user; when one matches, the configured action applies (flag, mask or reject), every rule that acted is
  * written to the audit trail and announced by a `message.moderated` event, and the message counts as one
- * violation towards `auto_mute`.
+ * violation towards `auto_mute`. A flagged message is also filed in the flags review queue (CONTRACT §19).
  *
  * Counting (flood repeats, violations) happens here, before the message's transaction, since it may
  * talk to Redis. Audit rows, events and mutes are written with the message (`record`) or, on reject,
@@ -50,6 +51,7 @@ export class ModerationService extends MessageModeration {
     private readonly audit: ModerationAuditRepository,
     private readonly mutes: MutesRepository,
     private readonly events: EventLogService,
+    private readonly flags: FlagsRepository,
   ) {
     super();
   }
@@ -184,6 +186,16 @@ export class ModerationService extends MessageModeration {
           action: o.action,
           excerpt: o.excerpt,
         },
+      });
+    }
+    const flagged = outcomes.filter((o) => o.action === 'flag');
+    if (messageId && flagged.length) {
+      // CONTRACT §19: the flag action also files the message in the review queue, as a flag by the system
+      await this.flags.file(m, {
+        workspaceId: input.workspaceId,
+        target: { type: 'message', messageId, authorId: input.userId },
+        byUser: null,
+        reason: `automatic moderation: ${flagged.map((o) => o.rule).join(', ')}`,
       });
     }
   }

@@ -1,13 +1,21 @@
 import { Body, Controller, Delete, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiForbiddenResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Auth } from '../common/auth/auth.decorator';
 import { CurrentPrincipal, WorkspacePrincipal } from '../common/auth/principal';
 import { AppError } from '../common/errors/app-error';
+import { ErrorResponseDto } from '../common/errors/error-response.dto';
+import { MessageDto } from '../messages/dto/message.dto';
 import { ActAsDto, AddReactionDto } from './dto/reaction.dto';
 import { ReactionsService } from './reactions.service';
 
+const REFUSED =
+  'NOT_A_MEMBER, BANNED (the reacting user is banned, workspace-wide or in this channel), or CHANNEL_FROZEN (a user in a frozen channel)';
+
 @ApiTags('reactions')
 @Auth('any')
+@ApiOkResponse({ type: MessageDto })
+@ApiForbiddenResponse({ type: ErrorResponseDto, description: REFUSED })
+@ApiNotFoundResponse({ type: ErrorResponseDto, description: 'NOT_FOUND: no such message in the workspace' })
 @Controller('v1/messages/:id/reactions')
 export class ReactionsController {
   constructor(private readonly reactions: ReactionsService) {}

@@ -1,4 +1,4 @@
-import { BeforeApplicationShutdown, Logger } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Logger } from '@nestjs/common';
 import { OnGatewayConnection, OnGatewayInit, WebSocketGateway, WebSocketServer } from '@nestjs/websockets';
 import { plainToInstance } from 'class-transformer';
 import { IsString, MaxLength, MinLength, validate } from 'class-validator';
@@ -15,7 +15,10 @@ import { SendMessageDto } from '../messages/dto/send-message.dto';
 import { MessagesService } from '../messages/messages.service';
 import { ReceiptsService } from '../receipts/receipts.service';
 import { WorkspaceChanges } from '../workspaces/workspace-changes';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/config.schema';
 import { Batcher } from './batcher';
+import { SocketBudget } from './socket-budget';
 import { PresenceCoalescer, presenceModeOf } from './presence.coalescer';
 import { Ack, AppServer, AppSocket, channelRoom, presenceRoom, userRoom } from './realtime-events';
 
@@ -58,6 +61,10 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
   private closing = false;
   /** Channel rooms loaded during the handshake, joined on connection. */
   private readonly rooms = new WeakMap<AppSocket, string[]>();
+  /** Each socket's budget of client events, spent before any other work. */
+  private readonly budgets = new WeakMap<AppSocket, SocketBudget>();
+  /** Each user's sockets on this instance, oldest first (at most SERVICE_SOCKETS_PER_USER). */
+  private readonly byUser = new Map<string, AppSocket[]>();
   /** Each socket's credentials (its token, until when they hold), checked again when they run out. */
   private readonly sessions = new WeakMap<AppSocket, { token: string; validUntil: number; timer?: NodeJS.Timeout }>();
   private readonly channels = new Batcher<string, string[]>(async (userIds) => {
@@ -81,6 +88,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
     private readonly access: ChannelAccess,
     private readonly bans: BansRepository,
     private readonly changes: WorkspaceChanges,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   afterInit(server: AppServer): void {
@@ -165,7 +173,14 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
     ]).then(() => undefined);
     this.rooms.delete(socket);
     this.watch(socket);
-    socket.once('disconnect', () => clearTimeout(this.sessions.get(socket)?.timer));
+    this.budgets.set(socket, new SocketBudget(this.config.SERVICE_SOCKET_EVENTS_PER_SECOND));
+    this.keepWithinCap(socket, userId);
+    socket.once('disconnect', () => {
+      clearTimeout(this.sessions.get(socket)?.timer);
+      const mine = this.byUser.get(userId)?.filter((s) => s !== socket) ?? [];
+      if (mine.length) this.byUser.set(userId, mine);
+      else this.byUser.delete(userId);
+    });
     this.bindHandlers(socket, ready);
     // while the socket is still in its rooms: the presence announcement needs them
     socket.once('disconnecting', () => {
@@ -199,9 +214,27 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
     return { kind: 'user', ...socket.data };
   }
 
-  /** Runs a handler and answers the acknowledgement `{ok, data}` / `{ok: false, error}`. */
-  private handle(ready: Promise<void>, fn: (payload: unknown) => Promise<unknown>) {
+  /** A user's newest sockets on this instance are kept up to the cap; the oldest beyond it is closed. */
+  private keepWithinCap(socket: AppSocket, userId: string): void {
+    const mine = [...(this.byUser.get(userId) ?? []), socket];
+    while (mine.length > this.config.SERVICE_SOCKETS_PER_USER) mine.shift()!.disconnect(true);
+    this.byUser.set(userId, mine);
+  }
+
+  /**
+   * Runs a handler and answers the acknowledgement `{ok, data}` / `{ok: false, error}`. The socket's
+   * budget is spent first: beyond it the event is refused (RATE_LIMITED) without being read, and a
+   * socket that keeps going is closed.
+   */
+  private handle(socket: AppSocket, ready: Promise<void>, fn: (payload: unknown) => Promise<unknown>) {
     return (payload: unknown, ack?: (a: Ack) => void) => {
+      const budget = this.budgets.get(socket);
+      if (budget && !budget.take()) {
+        if (budget.exhausted) socket.disconnect(true);
+        else if (typeof ack === 'function')
+          ack({ ok: false, error: errorBody(new AppError('RATE_LIMITED', 'Too many events on this socket; slow down', undefined, 1)).error });
+        return;
+      }
       ready
         .then(() => fn(payload))
         .then((data) => ack?.({ ok: true, data: data ?? null }))
@@ -216,7 +249,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
   private bindHandlers(socket: AppSocket, ready: Promise<void>): void {
     socket.on(
       'message.send',
-      this.handle(ready, async (payload) => {
+      this.handle(socket, ready, async (payload) => {
         const dto = await parse(SocketSendDto, payload);
         const { channel_id, ...body } = dto;
         const result = await this.messages.send(this.principal(socket), channel_id, Object.assign(new SendMessageDto(), body));
@@ -225,14 +258,14 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
     );
     socket.on(
       'channel.delivered',
-      this.handle(ready, async (payload) => this.receipts.markDelivered(this.principal(socket), (await parse(ChannelRefDto, payload)).channel_id)),
+      this.handle(socket, ready, async (payload) => this.receipts.markDelivered(this.principal(socket), (await parse(ChannelRefDto, payload)).channel_id)),
     );
     socket.on(
       'channel.read',
-      this.handle(ready, async (payload) => this.receipts.markRead(this.principal(socket), (await parse(ChannelRefDto, payload)).channel_id)),
+      this.handle(socket, ready, async (payload) => this.receipts.markRead(this.principal(socket), (await parse(ChannelRefDto, payload)).channel_id)),
     );
-    socket.on('typing.start', this.handle(ready, async (payload) => this.typingEvent(socket, payload, true)));
-    socket.on('typing.stop', this.handle(ready, async (payload) => this.typingEvent(socket, payload, false)));
+    socket.on('typing.start', this.handle(socket, ready, async (payload) => this.typingEvent(socket, payload, true)));
+    socket.on('typing.stop', this.handle(socket, ready, async (payload) => this.typingEvent(socket, payload, false)));
   }
 
   /** Typing is not logged: it goes to the other members now and stops by itself after a few seconds. */

@@ -104,8 +104,7 @@ export class WebhookDeliveryProcessor {
       body,
       timeoutMs: this.config.SERVICE_WEBHOOK_TIMEOUT_MS,
       keepBytes: RESPONSE_BODY_BYTES,
-      // a private target needs both: the policy it was registered under, and this worker's own
-      allowPrivateNetworks: delivery.allow_private_networks && this.config.SERVICE_WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      allowPrivateNetworks: delivery.allow_private_networks,
       headers: {
         'Content-Type': 'application/json',
         'User-Agent': WEBHOOK_USER_AGENT,

@@ -1,6 +1,6 @@
 /**
  * The webhook event names of SPEC.md (plus `channel.updated`, which the event log also records, and
- * CONTRACT §16's `message.pinned` / `message.unpinned`). An event-log row whose type is one of these
+ * CONTRACT §16's `message.pinned` / `message.unpinned`, §19's `message.flagged` / `user.flagged`). An event-log row whose type is one of these
  * is delivered with its payload as `data`; other log types (realtime-only ones such as
  * `channel.read`) are never offered to webhooks.
  */
@@ -14,6 +14,8 @@ export const WEBHOOK_EVENTS = [
   'message.reaction.removed',
   'message.mentioned',
   'message.moderated',
+  'message.flagged',
+  'user.flagged',
   'channel.created',
   'channel.updated',
   'channel.deleted',

@@ -3,12 +3,12 @@ import { cloneDatabase } from '../support/databases';
 import { startTestApp, TestApp } from '../support/app';
 import { newWorkspace } from '../support/fixtures';
 import { Receiver } from '../support/receiver';
-import { createWebhook, listDeliveries, poll } from './helpers';
+import { createWebhook, poll } from './helpers';
 
 /**
  * Instances with different SERVICE_WEBHOOK_ALLOW_PRIVATE_NETWORKS share one database: a webhook to a
- * private address accepted by the permissive one is never attempted by the strict one's worker (the
- * worker's setting wins at every attempt), and the strict one refuses to register one.
+ * private address accepted by the permissive one is delivered by the strict one's worker too (the
+ * policy is the one it was registered under), while the strict one still refuses to register one.
  */
 describe('webhook network policy across instances (PostgreSQL + Redis)', () => {
   let permissive: TestApp;
@@ -33,18 +33,13 @@ describe('webhook network policy across instances (PostgreSQL + Redis)', () => {
     await drop();
   });
 
-  it('a strict worker never connects to a private target, whatever the webhook was registered under', async () => {
+  it('delivers under the policy the webhook was registered with', async () => {
     const ws = await newWorkspace(permissive);
     const url = receiver.url(200);
-    const wh = await createWebhook(ws, url, ['user.created']);
+    await createWebhook(ws, url, ['user.created']);
     await ws.api.put('/v1/users/ana', { name: 'Ana' });
-    const [attempted] = await poll(async () => {
-      const list = await listDeliveries(ws, wh.id);
-      return list.length && list[0]!.attempts >= 1 ? list : null;
-    }, 'the first attempt');
-    expect(attempted!.status).not.toBe('succeeded');
-    expect(attempted!.error).toMatch(/refused/);
-    expect(receiver.received(url)).toEqual([]);
+    const got = await poll(async () => (receiver.received(url).length ? receiver.received(url) : null), 'the delivery');
+    expect(got).toHaveLength(1);
 
     const strictWs = await newWorkspace(strict);
     const refused = await strictWs.api.post('/v1/webhooks', { url: receiver.url(200), events: ['user.created'] });

@@ -1,6 +1,6 @@
 import { IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { ListQueryDto } from '../../common/http/list-query.dto';
-import { MODERATION_RULES, type ModerationRule } from '../../workspaces/workspace-settings';
+import { AUDIT_RULES } from '../moderation-audit.repository';
 
 export class AuditQueryDto extends ListQueryDto {
   /** Only entries about this user (external id). */
@@ -9,6 +9,6 @@ export class AuditQueryDto extends ListQueryDto {
   /** Only entries in this channel (id or external_id). */
   @IsOptional() @IsString() @MinLength(1) @MaxLength(200) channel?: string;
 
-  /** Only entries of this rule: profanity, link, phone or flood. */
-  @IsOptional() @IsIn(MODERATION_RULES) rule?: ModerationRule;
+  /** Only entries of this rule: profanity, link, phone or flood, or `review` for resolutions of flags. */
+  @IsOptional() @IsIn(AUDIT_RULES) rule?: (typeof AUDIT_RULES)[number];
 }
