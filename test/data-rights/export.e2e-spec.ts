@@ -31,6 +31,7 @@ interface ExportedMessage {
   edited_at: string | null;
   deleted_at: string | null;
   thread_id: string | null;
+  shadowed: boolean;
   reactions: { emoji: string; user_external_id: string }[];
 }
 
@@ -49,6 +50,13 @@ interface ExportDocument {
   reactions: { message_id: string; emoji: string }[];
   blocks: { external_id: string }[];
   devices: { platform: string; token_last4: string | null; token_length: number }[];
+  flags: {
+    target_type: string;
+    message_id: string | null;
+    user_external_id: string | null;
+    reason: string | null;
+  }[];
+  bans: { channel_id: string | null; shadow: boolean; reason: string | null; expires_at: string | null }[];
 }
 
 const TTL_SECONDS = 2;
@@ -208,6 +216,36 @@ describe('data rights: user exports', () => {
       [],
       [],
     ]);
+  });
+
+  it('holds the flags the user raised (targets by id, never their content) and the user’s bans, shadow ones marked', async () => {
+    const { ws, ch, ana, bo } = await room(t);
+    const theirs = await send(bo, ch.id, 'bo-secret-words');
+    expect((await ana.api.post(`/v1/messages/${theirs.id}/flag`, { reason: 'spam' })).status).toBe(201);
+    expect((await ana.api.post('/v1/users/bo/flag', { reason: 'rude' })).status).toBe(201);
+    expect((await bo.api.post('/v1/users/ana/flag', { reason: 'about ana' })).status).toBe(201);
+    await ws.api.post('/v1/users/ana/ban', { shadow: true, reason: 'spam wave' });
+    const mine = await send(ana, ch.id, 'sent while shadowed');
+    await ws.api.post(`/v1/channels/${ch.id}/bans`, {
+      user_external_id: 'ana',
+      reason: 'cool off',
+      duration_seconds: 600,
+    });
+    const { text, doc } = await exportOf(ws, 'ana');
+    expect(doc.flags.map((f) => [f.target_type, f.message_id, f.user_external_id, f.reason])).toEqual([
+      ['message', theirs.id, null, 'spam'],
+      ['user', null, 'bo', 'rude'],
+    ]);
+    expect(text).not.toContain('bo-secret-words');
+    expect(text).not.toContain('about ana'); // flags about her are not hers
+    expect(doc.bans.map((b) => [b.channel_id, b.shadow, b.reason, b.expires_at === null])).toEqual([
+      [null, true, 'spam wave', true],
+      [ch.id, false, 'cool off', false],
+    ]);
+    expect(doc.messages.find((m) => m.id === mine.id)).toMatchObject({
+      content: 'sent while shadowed',
+      shadowed: true,
+    });
   });
 
   it('reads past one page: 2,500 messages in two channels, all with one created_at, each exactly once', async () => {

@@ -18,7 +18,7 @@ export const MAX_BAN_SECONDS = 10 * 365 * 86400;
 
 /** POST /v1/users/:external_id/ban (CONTRACT §19). */
 export class BanDto {
-  /** Shown to moderators (GET /v1/bans, webhooks); never to the banned user. */
+  /** Shown to moderators (GET /v1/bans, webhooks) and in the user's data export (which goes to the backend). */
   @ApiPropertyOptional({ maxLength: 500 })
   @IsOptional()
   @IsString()

@@ -1,6 +1,8 @@
 import type { ExportSection } from '../export-document';
+import { bansSection } from './bans.section';
 import { blocksSection } from './blocks.section';
 import { devicesSection } from './devices.section';
+import { flagsSection } from './flags.section';
 import { membershipsSection } from './memberships.section';
 import { messagesSection } from './messages.section';
 import { reactionsSection } from './reactions.section';
@@ -9,8 +11,7 @@ import { moderationMuteSection, userSection } from './user.section';
 /**
  * The export document's sections, in the order they are written (CONTRACT §20). This list is the
  * extension point: a new kind of personal data gets an `ExportSection` of its own (a file beside
- * these; a list reads with `keysetList`, one page at a time) and a line here. Still to come, with
- * their tables: `flags` (the flags the user raised, §19) and `bans` (the user's bans, §19).
+ * these; a list reads with `keysetList`, one page at a time) and a line here.
  */
 export const EXPORT_SECTIONS: readonly ExportSection[] = [
   userSection,
@@ -20,4 +21,6 @@ export const EXPORT_SECTIONS: readonly ExportSection[] = [
   reactionsSection,
   blocksSection,
   devicesSection,
+  flagsSection,
+  bansSection,
 ];

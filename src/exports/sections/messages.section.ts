@@ -7,7 +7,7 @@ const PAGE = pageSql(
      'id', m.id, 'channel_id', m.channel_id, 'channel_external_id', c.external_id, 'type', m.type,
      'content', m.content, 'attachment_url', m.attachment_url, 'attachment', m.attachment,
      'metadata', COALESCE(m.metadata, '{}'::jsonb), 'parent_id', m.parent_id,
-     'thread_id', m.thread_id, 'show_in_channel', m.show_in_channel,
+     'thread_id', m.thread_id, 'show_in_channel', m.show_in_channel, 'shadowed', m.shadowed,
      'created_at', ${isoTime('m.created_at')}, 'edited_at', ${isoTime('m.edited_at')},
      'deleted_at', ${isoTime('m.deleted_at')},
      'reactions', COALESCE((
