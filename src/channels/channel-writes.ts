@@ -154,7 +154,7 @@ export class ChannelWrites {
     let actor: { id: string } | { externalId: string } | null = null;
     let actorError: Error | null = null;
     try {
-      actor = this.actorRef(p, o.actor);
+      actor = actorRef(p, o.actor);
     } catch (e) {
       actorError = e as Error;
     }
@@ -263,19 +263,6 @@ export class ChannelWrites {
           }
         : null,
     };
-  }
-
-  /** CONTRACT §3's acting-user rule: who to look up, or null for a backend key acting as itself. */
-  private actorRef(p: WorkspacePrincipal, rule: ActorRule): { id: string } | { externalId: string } | null {
-    const named = rule.kind === 'acting' ? rule.userExternalId : undefined;
-    if (p.kind === 'user') {
-      if (named !== undefined && named !== p.externalId)
-        throw AppError.validation('user_external_id', 'is only for backend keys');
-      return { id: p.userId };
-    }
-    if (rule.kind === 'caller') return null;
-    if (!named) throw AppError.validation('user_external_id', 'is required with a workspace key');
-    return { externalId: named };
   }
 
   /**
@@ -399,6 +386,22 @@ export class ChannelWriteSession {
       (this.m.queryRunner.data as Record<string, unknown>)[HAS_EVENTS] = true;
     return sendMessage(this.m, this.channel.workspace_id, this.channel.id, msg, events);
   }
+}
+
+/**
+ * CONTRACT §3's acting-user rule: who to look up, or null for a backend key acting as itself. Also for
+ * acting writes that are not channel writes (flagging a user).
+ */
+export function actorRef(p: WorkspacePrincipal, rule: ActorRule): { id: string } | { externalId: string } | null {
+  const named = rule.kind === 'acting' ? rule.userExternalId : undefined;
+  if (p.kind === 'user') {
+    if (named !== undefined && named !== p.externalId)
+      throw AppError.validation('user_external_id', 'is only for backend keys');
+    return { id: p.userId };
+  }
+  if (rule.kind === 'caller') return null;
+  if (!named) throw AppError.validation('user_external_id', 'is required with a workspace key');
+  return { externalId: named };
 }
 
 /** SPEC.md's rule 1 and the role rules: a member (403 NOT_A_MEMBER), an admin of a group to manage (403 FORBIDDEN). */

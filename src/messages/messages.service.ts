@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import {
   ChannelWriteContext,
+  ChannelWriteSession,
   ChannelWrites,
   checkBanned,
   checkFrozen,
@@ -18,7 +19,7 @@ import { RateLimiter } from '../infra/rate-limit/rate-limiter';
 import { SendMessageDto } from './dto/send-message.dto';
 import { Draft, MessageRules } from './message-rules';
 import { MessageModeration, ModerationVerdict } from './message-moderation';
-import { freshView, MessageUserView, MessageView, MessageViews } from './message-view.service';
+import { freshView, MessageUserView, MessageView, MessageViewer, MessageViews } from './message-view.service';
 import { MessagesRepository } from './messages.repository';
 import { pinPayload } from '../pins/pin-events';
 import { PinsRepository } from '../pins/pins.repository';
@@ -167,45 +168,51 @@ export class MessagesService {
     const window = this.config.SERVICE_UNSEND_WINDOW_SECONDS;
     if (p.kind === 'user' && window !== undefined && head.age_seconds > window)
       throw new AppError('UNSEND_WINDOW_EXPIRED');
-    return this.writes.write(
-      ctx,
-      async (s) => {
-        const locked = await s.lockMessage(head.id);
-        if (!locked) throw AppError.notFound('Message');
-        const unpinned = !locked.deleted_at && (await this.pins.unpin(s.m, head.id));
-        if (!locked.deleted_at) await this.repo.unsend(s.m, head.id);
-        const view = await this.render(s.m, this.viewerOf(p), head.id);
-        if (!locked.deleted_at) {
-          await s.append('message.deleted', {
-            message: {
-              id: view.id,
-              channel_id: view.channel_id,
-              channel_external_id: view.channel_external_id,
-              deleted_at: view.deleted_at!,
-            },
-          });
-          if (unpinned) await s.append('message.unpinned', pinPayload(view));
-          if (locked.thread_id) {
-            const counters = await this.repo.replyUnsent(s.m, locked.thread_id);
-            if (counters) {
-              await s.append('thread.updated', {
-                message: {
-                  id: locked.thread_id,
-                  channel_id: view.channel_id,
-                  channel_external_id: view.channel_external_id,
-                  ...counters,
-                },
-              });
-            }
-          }
-        }
-        return view;
-      },
-      { need: 'member', missing: 'Message' },
-    );
+    return this.writes.write(ctx, (s) => this.unsendIn(s, head.id, this.viewerOf(p)), {
+      need: 'member',
+      missing: 'Message',
+    });
   }
 
-  private viewerOf(p: WorkspacePrincipal) {
+  /**
+   * The one unsend, inside the channel's write session (DELETE /v1/messages/:id, and a flag review's
+   * `unsend_message`): blanks the message, unpins it and updates its thread's counters, with their
+   * events; an already unsent message is answered as it is and fires nothing. 404 if it is gone.
+   */
+  async unsendIn(s: ChannelWriteSession, messageId: string, viewer: MessageViewer): Promise<MessageView> {
+    const locked = await s.lockMessage(messageId);
+    if (!locked) throw AppError.notFound('Message');
+    const unpinned = !locked.deleted_at && (await this.pins.unpin(s.m, messageId));
+    if (!locked.deleted_at) await this.repo.unsend(s.m, messageId);
+    const view = await this.render(s.m, viewer, messageId);
+    if (!locked.deleted_at) {
+      await s.append('message.deleted', {
+        message: {
+          id: view.id,
+          channel_id: view.channel_id,
+          channel_external_id: view.channel_external_id,
+          deleted_at: view.deleted_at!,
+        },
+      });
+      if (unpinned) await s.append('message.unpinned', pinPayload(view));
+      if (locked.thread_id) {
+        const counters = await this.repo.replyUnsent(s.m, locked.thread_id);
+        if (counters) {
+          await s.append('thread.updated', {
+            message: {
+              id: locked.thread_id,
+              channel_id: view.channel_id,
+              channel_external_id: view.channel_external_id,
+              ...counters,
+            },
+          });
+        }
+      }
+    }
+    return view;
+  }
+
+  private viewerOf(p: WorkspacePrincipal): MessageViewer {
     return { workspaceId: p.workspaceId, userId: p.kind === 'user' ? p.userId : null };
   }
 
