@@ -14,6 +14,7 @@ import { MessagePins1763690910000 } from './1763690910000-message-pins';
 import { ChannelUserState1763690920000 } from './1763690920000-channel-user-state';
 import { ChannelControls1763690940000 } from './1763690940000-channel-controls';
 import { Bans1763691000000 } from './1763691000000-bans';
+import { UserErasure1763691030000 } from './1763691030000-user-erasure';
 
 /** Every migration, in order. Listed explicitly so the same array serves the app, the CLI and tests. */
-export const MIGRATIONS = [Foundation1763690000000, Messaging1763690100000, MessageIndexes1763690150000, Webhooks1763690300000, Search1763690400000, Attachments1763690500000, Moderation1763690600000, WebhookNetworkPolicy1763690700000, ChannelWriteSession1763690800000, InboxCounters1763690820000, OrderedMessageIds1763690830000, Threads1763690900000, MessagePins1763690910000, ChannelUserState1763690920000, ChannelControls1763690940000, Bans1763691000000];
+export const MIGRATIONS = [Foundation1763690000000, Messaging1763690100000, MessageIndexes1763690150000, Webhooks1763690300000, Search1763690400000, Attachments1763690500000, Moderation1763690600000, WebhookNetworkPolicy1763690700000, ChannelWriteSession1763690800000, InboxCounters1763690820000, OrderedMessageIds1763690830000, Threads1763690900000, MessagePins1763690910000, ChannelUserState1763690920000, ChannelControls1763690940000, Bans1763691000000, UserErasure1763691030000];
