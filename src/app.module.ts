@@ -31,12 +31,14 @@ import { PushModule } from './push/push.module';
 import { SearchModule } from './search/search.module';
 import { PinsModule } from './pins/pins.module';
 import { BansModule } from './bans/bans.module';
+import { ErasureModule } from './erasure/erasure.module';
+import { ErasuresModule } from './erasure/erasures.module';
 
 /** Composes the feature modules; SERVICE_ROLE=worker leaves out the public API. */
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
-    const api: Type[] = config.SERVICE_ROLE === 'worker' ? [] : [UsersModule, ChannelsModule, MyChannelsModule, ReceiptsModule, MessagesModule, ReactionsModule, BlocksModule, MutesModule, WebhooksModule, RealtimeModule, AttachmentsModule, DevicesModule, SearchModule, PinsModule, BansModule];
+    const api: Type[] = config.SERVICE_ROLE === 'worker' ? [] : [UsersModule, ChannelsModule, MyChannelsModule, ReceiptsModule, MessagesModule, ReactionsModule, BlocksModule, MutesModule, WebhooksModule, RealtimeModule, AttachmentsModule, DevicesModule, SearchModule, PinsModule, BansModule, ErasuresModule];
     return {
       module: AppModule,
       imports: [
@@ -53,6 +55,7 @@ export class AppModule {
         PresenceModule,
         WebhookDeliveryModule, // relay + delivery workers (started unless SERVICE_ROLE=api)
         PushModule, // relay + FCM worker (started unless SERVICE_ROLE=api, and only with a service account)
+        ErasureModule, // user erasure jobs (started unless SERVICE_ROLE=api)
         ...api,
       ],
       providers: [

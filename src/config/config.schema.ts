@@ -129,6 +129,7 @@ export const CONFIG_SCHEMA = {
   SERVICE_WEBHOOK_TIMEOUT_MS: { default: '10000', description: 'Webhook request timeout', parse: int(100, 120_000) },
   SERVICE_WEBHOOK_AUTO_DISABLE_FAILURES: { default: '24', description: 'Consecutive failures before auto-disable', parse: int(1) },
   SERVICE_EVENT_RETENTION_DAYS: { default: '30', description: 'Days events are kept for sync', parse: int(1, 3650) },
+  SERVICE_ERASURE_BATCH_SIZE: { default: '500', description: 'Messages per transaction when a user is erased', parse: int(1, 10_000) },
   LOG_LEVEL: { default: 'info', description: 'fatal|error|warn|info|debug|trace|silent', parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent') },
 } satisfies Record<string, VarSpec<unknown>>;
 

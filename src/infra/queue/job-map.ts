@@ -8,6 +8,8 @@ export interface JobMap {
   'webhook.deliver': { deliveryId: string; attempt: number };
   /** The push notifications of one `message.created` event of the log. */
   'push.message': { eventId: string };
+  /** Finishes one user erasure (CONTRACT §20) in batches; the job id is the erasure id. */
+  'user.erase': { erasureId: string };
 }
 
 export type JobName = keyof JobMap;
