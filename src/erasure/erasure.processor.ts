@@ -68,7 +68,7 @@ export class ErasureProcessor {
       const batch = await this.repo.nextBatch(e.user_id, cursor, size);
       if (!batch) {
         if (!(await this.repo.hasMessages(e.user_id))) break;
-        // messages behind the cursor (written while the erasure began): walk again from the top
+        // a safety net: messages behind the cursor (none are expected: the user can no longer write)
         await this.repo.rewind(e.id);
         cursor = null;
         continue;

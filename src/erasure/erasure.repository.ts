@@ -62,7 +62,7 @@ export class ErasureRepository {
    * What goes at once, in the request's transaction (after the user left their channels): devices,
    * blocks either way, mute and bans (their `banned_by` marks and pins' `pinned_by` go null); then the
    * row becomes the anonymous placeholder: no external id (no lookup finds it, the external id is free
-   * again), no name, avatar or metadata. Null when another request erased the user meanwhile.
+   * again), no name, avatar or metadata. False when another request erased the user meanwhile.
    */
   async detach(m: EntityManager, workspaceId: string, userId: string): Promise<boolean> {
     await m.query(`DELETE FROM devices WHERE workspace_id = $1 AND user_id = $2`, [workspaceId, userId]);
