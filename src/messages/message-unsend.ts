@@ -89,7 +89,8 @@ export class MessageUnsend {
    * are updated. Each fires `message.deleted` with `removed: true` (clients drop it, from pin lists
    * too: a removed message cannot be rendered for `message.unpinned`), except a shadowed one, which
    * nobody but its author ever saw. A thread root with replies that are not removed with it is unsent
-   * instead (as `unsend` does), so the others' replies stay readable under a blank root.
+   * instead (as `unsend` does), so the others' replies stay readable under a blank root. The channel's
+   * `last_message_at` (the inbox's order) stays as it was: `last_message` itself is read live.
    */
   async remove(s: ChannelWriteSession, ids: string[]): Promise<RemoveResult> {
     const locked = await this.lock(s, ids, 'UPDATE');
