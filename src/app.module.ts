@@ -34,12 +34,14 @@ import { BansModule } from './bans/bans.module';
 import { FlagsModule } from './flags/flags.module';
 import { ExportBuildModule } from './exports/export-build.module';
 import { ExportsModule } from './exports/exports.module';
+import { ErasureModule } from './erasure/erasure.module';
+import { ErasuresModule } from './erasure/erasures.module';
 
 /** Composes the feature modules; SERVICE_ROLE=worker leaves out the public API. */
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
-    const api: Type[] = config.SERVICE_ROLE === 'worker' ? [] : [UsersModule, ChannelsModule, MyChannelsModule, ReceiptsModule, MessagesModule, ReactionsModule, BlocksModule, MutesModule, WebhooksModule, RealtimeModule, AttachmentsModule, DevicesModule, SearchModule, PinsModule, BansModule, FlagsModule, ExportsModule];
+    const api: Type[] = config.SERVICE_ROLE === 'worker' ? [] : [UsersModule, ChannelsModule, MyChannelsModule, ReceiptsModule, MessagesModule, ReactionsModule, BlocksModule, MutesModule, WebhooksModule, RealtimeModule, AttachmentsModule, DevicesModule, SearchModule, PinsModule, BansModule, FlagsModule, ExportsModule, ErasuresModule];
     return {
       module: AppModule,
       imports: [
@@ -57,6 +59,7 @@ export class AppModule {
         WebhookDeliveryModule, // relay + delivery workers (started unless SERVICE_ROLE=api)
         PushModule, // relay + FCM worker (started unless SERVICE_ROLE=api, and only with a service account)
         ExportBuildModule, // user export builds + sweeper (started unless SERVICE_ROLE=api)
+        ErasureModule, // user erasure jobs (started unless SERVICE_ROLE=api)
         ...api,
       ],
       providers: [

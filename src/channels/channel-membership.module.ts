@@ -6,9 +6,9 @@ import { ChannelsRepository } from './channels.repository';
 
 /**
  * The channel write session, the channel and member repositories and the membership side effects
- * (last-admin rule, system notices), without
- * UsersModule: UsersModule imports this for user deletion, and ChannelsModule (which imports
- * UsersModule) re-exports it, so there is no cycle.
+ * (last-admin rule, system notices), without UsersModule: ErasureModule (which UsersModule imports)
+ * uses it for user deletion, and ChannelsModule (which imports UsersModule) re-exports it, so there
+ * is no cycle.
  */
 @Module({
   providers: [ChannelsRepository, ChannelMembersRepository, ChannelWrites, ChannelMembership],

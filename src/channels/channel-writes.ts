@@ -367,6 +367,11 @@ export class ChannelWriteSession {
     });
   }
 
+  /** Appends several channel events in one statement, in order (the channel's next seqs). */
+  async appendMany(events: OutgoingEvent[]): Promise<void> {
+    await this.events.appendManyToChannel(this.m, this.channel.workspace_id, this.channel.id, events);
+  }
+
   /** The channel row re-read within the transaction (after a change to it). */
   async reload(): Promise<ChannelRow> {
     const found: ChannelRow[] = await this.m.query(

@@ -61,10 +61,8 @@ const PAGE_OF_ONE = `page AS (
 function inboxStatement(page: string): string {
   return `WITH ${page}
        SELECT page.*,
-         (page.message_count
-            - COALESCE((SELECT msg.channel_no FROM messages msg WHERE msg.channel_id = page.id AND msg.show_in_channel IS NOT FALSE
-                         AND msg.channel_no IS NOT NULL AND msg.created_at <= page.last_read_at
-                         ORDER BY msg.created_at DESC, msg.id DESC LIMIT 1), 0)
+         (page.message_count - rd.read_no
+            - (SELECT count(*) FROM message_gaps g WHERE g.channel_id = page.id AND g.channel_no > rd.read_no)
             - (page.sent_count
                - COALESCE((SELECT msg.sender_no FROM messages msg WHERE msg.user_id = $1 AND msg.channel_id = page.id
                              AND msg.sender_no IS NOT NULL AND msg.created_at <= page.last_read_at ORDER BY msg.created_at DESC LIMIT 1), 0))
@@ -84,6 +82,10 @@ function inboxStatement(page: string): string {
          (SELECT msg.id FROM messages msg WHERE msg.channel_id = page.id AND msg.show_in_channel IS NOT FALSE AND ${NOT_BLOCKED}
            ORDER BY msg.created_at DESC, msg.id DESC LIMIT 1) AS last_message_id
          FROM page
+         CROSS JOIN LATERAL (
+           SELECT COALESCE((SELECT msg.channel_no FROM messages msg WHERE msg.channel_id = page.id AND msg.show_in_channel IS NOT FALSE
+                             AND msg.channel_no IS NOT NULL AND msg.created_at <= page.last_read_at
+                             ORDER BY msg.created_at DESC, msg.id DESC LIMIT 1), 0) AS read_no) rd
         ORDER BY COALESCE(page.last_message_at, page.created_at) DESC, page.id DESC`;
 }
 
@@ -95,8 +97,10 @@ const ONE_STATEMENT = inboxStatement(PAGE_OF_ONE);
  * messages and the channel objects. Unread counts cost a few index probes per channel, whatever is
  * unread (the counters of chat_send_message): the messages after the read cursor are the channel's
  * `message_count` minus the `channel_no` at the cursor, less the reader's own (from `sent_count` and
- * `sender_no` the same way), less unsent ones (a partial index holds only those) and, for a reader who
- * blocks someone, that user's (the same probes per blocked user). Mentions are counted from the
+ * `sender_no` the same way), less the ordinals of messages removed outright past it (`message_gaps`, an
+ * erasure's `messages=delete`: an empty index range almost always), less unsent ones (a partial index
+ * holds only those) and, for a reader who blocks someone, that user's (the same probes per blocked
+ * user). Mentions are counted from the
  * reader's own mention rows after the cursor. Hidden and archived channels (CONTRACT §18) are left out
  * unless asked for; every channel carries the reader's `muted_until`, `hidden` and `archived`.
  */

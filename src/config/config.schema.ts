@@ -140,6 +140,7 @@ export const CONFIG_SCHEMA = {
     description: 'How long a user export download_url stays valid (signed afresh on every GET)',
     parse: int(1, 7 * 86400),
   },
+  SERVICE_ERASURE_BATCH_SIZE: { default: '500', description: 'Messages per transaction when a user is erased', parse: int(1, 10_000) },
   LOG_LEVEL: { default: 'info', description: 'fatal|error|warn|info|debug|trace|silent', parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent') },
 } satisfies Record<string, VarSpec<unknown>>;
 

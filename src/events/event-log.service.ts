@@ -39,6 +39,43 @@ export class EventLogService {
     return this.insert(manager, event, event.channelId, row.last_seq);
   }
 
+  /**
+   * For ChannelWriteSession only: several events of one channel in one statement, taking the next seqs
+   * in their order (a batch of an erasure: hundreds of `message.deleted` in one transaction).
+   */
+  async appendManyToChannel(
+    manager: EntityManager,
+    workspaceId: string,
+    channelId: string,
+    events: { type: DomainEventType; payload: unknown }[],
+  ): Promise<void> {
+    if (!events.length) return;
+    if (!isChannelOrdered(manager, channelId)) {
+      throw new Error(`channel events written without the channel's order lock`);
+    }
+    if (manager.queryRunner) (manager.queryRunner.data as Record<string, unknown>)[HAS_EVENTS] = true;
+    const inserted = await rows<{ n: number }>(
+      manager,
+      `WITH s AS (UPDATE channels SET last_seq = last_seq + $3 WHERE id = $2 RETURNING last_seq),
+            ins AS (
+              INSERT INTO events (id, workspace_id, channel_id, seq, type, payload)
+              SELECT e.id, $1, $2, s.last_seq - $3 + e.ord, e.type, e.payload
+                FROM s, unnest($4::uuid[], $5::text[], $6::jsonb[]) WITH ORDINALITY AS e(id, type, payload, ord)
+               ORDER BY e.ord
+              RETURNING 1)
+       SELECT count(*)::int AS n FROM ins`,
+      [
+        workspaceId,
+        channelId,
+        events.length,
+        events.map(() => newId()),
+        events.map((e) => e.type),
+        events.map((e) => JSON.stringify(e.payload)),
+      ],
+    );
+    if (inserted[0]?.n !== events.length) throw new Error(`events for unknown channel ${channelId}`);
+  }
+
   private async insert(
     manager: EntityManager,
     event: WorkspaceEvent,

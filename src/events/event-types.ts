@@ -146,7 +146,13 @@ export interface DomainEventMap {
   'message.updated': {
     message: { id: string; channel_id: string; channel_external_id: string; content: string; metadata: Record<string, unknown>; edited_at: string };
   };
-  'message.deleted': { message: { id: string; channel_id: string; channel_external_id: string; deleted_at: string } };
+  /**
+   * An unsend (the message stays, blanked), or with `removed: true` a message removed outright by an
+   * erasure (`DELETE /v1/users/:external_id?messages=delete`, CONTRACT §20): clients drop it.
+   */
+  'message.deleted': {
+    message: { id: string; channel_id: string; channel_external_id: string; deleted_at: string; removed?: true };
+  };
   /**
    * A thread root's counters changed (a reply, or an unsend of one): realtime `message.updated` and sync
    * only, no webhook (CONTRACT §15). A reply's event is completed by chat_send_message with the counters.

@@ -70,10 +70,13 @@ export interface MessageViewer {
   userId: string | null;
 }
 
-/** A thread's participant ids (a uuid[] column) as `[{id, external_id, name}]` in their order, or null. */
+/**
+ * A thread's participant ids (a uuid[] column) as `[{id, external_id, name}]` in their order, or null.
+ * A user being erased (no external id, CONTRACT §20) is no longer a participant.
+ */
 export function threadParticipantsJson(ids: string): string {
   return `(SELECT json_agg(json_build_object('id', tu.id, 'external_id', tu.external_id, 'name', tu.name) ORDER BY x.ord)
-             FROM unnest(${ids}) WITH ORDINALITY AS x(id, ord) JOIN users tu ON tu.id = x.id)`;
+             FROM unnest(${ids}) WITH ORDINALITY AS x(id, ord) JOIN users tu ON tu.id = x.id AND tu.external_id IS NOT NULL)`;
 }
 
 /** CONTRACT §7: the quote carries the first 180 Unicode code points of the parent's content. */
@@ -142,7 +145,9 @@ interface RenderedRow extends MessageRow {
  * Renders messages as CONTRACT §7's object for one viewer in one statement whatever the page size:
  * quoted parents, mentions, reactions and receipt state are joined or aggregated in the same query.
  * Quotes, reactions and receipts are resolved at read time, so an edited or unsent parent shows its
- * current state on every fetch.
+ * current state on every fetch. Users are joined only while they have an external id: a user being
+ * erased (CONTRACT §20) keeps an anonymous row until the erasure's last batch, and is shown as no user
+ * (author, quoted author, mention, thread participant) from the start.
  */
 @Injectable()
 export class MessageViews {
@@ -193,12 +198,12 @@ export class MessageViews {
               msg.edited_at, msg.deleted_at, msg.created_key, msg.thread_id, msg.show_in_channel, msg.shadowed,
               t.reply_count, t.last_reply_at,
               ${threadParticipantsJson('t.participants')} AS thread_participants,
-              p.id AS p_id, p.user_id AS p_user_id, pu.name AS p_user_name,
+              p.id AS p_id, pu.id AS p_user_id, pu.name AS p_user_name,
               left(p.content, ${QUOTE_MAX_CODE_POINTS}) AS p_content, p.type AS p_type, p.deleted_at AS p_deleted_at,
               pin.pinned_at, pb.id AS pb_id, pb.external_id AS pb_external_id, pb.name AS pb_name,
               (SELECT json_agg(json_build_object('user_id', mm.user_id, 'external_id', mu.external_id, 'name', mu.name)
                                ORDER BY mm.position)
-                 FROM message_mentions mm JOIN users mu ON mu.id = mm.user_id
+                 FROM message_mentions mm JOIN users mu ON mu.id = mm.user_id AND mu.external_id IS NOT NULL
                 WHERE mm.message_id = msg.id AND msg.deleted_at IS NULL) AS mentions,
               (SELECT json_agg(json_build_object('emoji', r.emoji, 'count', r.count, 'reacted_by_me', r.mine)
                                ORDER BY r.first_at, r.emoji)
@@ -209,9 +214,9 @@ export class MessageViews {
               (SELECT w.settings->'read_receipts_enabled' FROM workspaces w WHERE w.id = $1) AS read_receipts
          FROM msg
          JOIN channels c ON c.id = msg.channel_id
-         LEFT JOIN users u ON u.id = msg.user_id
+         LEFT JOIN users u ON u.id = msg.user_id AND u.external_id IS NOT NULL
          LEFT JOIN messages p ON p.id = msg.parent_id AND p.workspace_id = msg.workspace_id
-         LEFT JOIN users pu ON pu.id = p.user_id
+         LEFT JOIN users pu ON pu.id = p.user_id AND pu.external_id IS NOT NULL
          LEFT JOIN message_pins pin ON pin.message_id = msg.id
          LEFT JOIN users pb ON pb.id = pin.pinned_by
          LEFT JOIN cur ON cur.channel_id = msg.channel_id
@@ -245,7 +250,8 @@ function viewOf(r: RenderedRow, unseen: boolean): MessageView {
     id: r.id,
     channel_id: r.channel_id,
     channel_external_id: r.channel_external_id,
-    user_id: r.user_id,
+    // an author being erased (CONTRACT §20) is shown as no author already, as once the erasure is done
+    user_id: r.u_id,
     user: r.u_id ? { id: r.u_id, external_id: r.u_external_id!, name: r.u_name, avatar_url: r.u_avatar_url } : null,
     content: deleted ? '' : r.content,
     type: r.type,

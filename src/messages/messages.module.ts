@@ -11,10 +11,9 @@ import { MessageRules } from './message-rules';
 import { MessageViewsModule } from './message-views.module';
 import { MessagesController } from './messages.controller';
 import { MessagesService } from './messages.service';
-import { PinsModule } from '../pins/pins.module';
 
 @Module({
-  imports: [MessageViewsModule, ChannelsModule, UsersModule, MutesModule, BlocksModule, ModerationModule, AttachmentsModule, PinsModule],
+  imports: [MessageViewsModule, ChannelsModule, UsersModule, MutesModule, BlocksModule, ModerationModule, AttachmentsModule],
   controllers: [MessagesController],
   providers: [
     MessagesService,

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { QuotedMessagePayload, ThreadCounters } from '../events/event-types';
 import { iso } from '../common/time';
-import { exactTime } from '../infra/database/sql';
+import { exactTime, rows } from '../infra/database/sql';
 import { QUOTE_MAX_CODE_POINTS, threadParticipantsJson } from './message-view.service';
 import type { MessageSource } from './message-view.service';
 import { hiddenFrom } from './visibility';
@@ -41,9 +41,9 @@ export class MessagesRepository {
       p_type: string;
       p_deleted: boolean;
     })[] = await m.query(
-      `SELECT p.channel_id, p.id AS p_id, p.user_id AS p_user_id, pu.name AS p_user_name,
+      `SELECT p.channel_id, p.id AS p_id, pu.id AS p_user_id, pu.name AS p_user_name,
               left(p.content, ${QUOTE_MAX_CODE_POINTS}) AS p_content, p.type AS p_type, p.deleted_at IS NOT NULL AS p_deleted
-         FROM messages p LEFT JOIN users pu ON pu.id = p.user_id
+         FROM messages p LEFT JOIN users pu ON pu.id = p.user_id AND pu.external_id IS NOT NULL
         WHERE p.workspace_id = $1 AND p.id = $2`,
       [workspaceId, id],
     );
@@ -76,34 +76,40 @@ export class MessagesRepository {
   }
 
   /**
-   * A reply of this root was unsent (in the channel's write session): one live reply fewer, and the last
-   * reply is the newest live one (or none). Participants stay: they are the authors who replied.
+   * Replies of these roots were unsent or removed (in the channel's write session): `n` live replies
+   * fewer each, and the last reply is the newest live one (or none). A shadowed reply was never counted
+   * (chat_send_message), so it is left out of `n` and of `last_reply_at` by the caller and here.
+   * Participants stay: they are the authors who replied. Answers the new counters per root that has a
+   * thread row.
    */
-  async replyUnsent(m: EntityManager, rootId: string): Promise<ThreadCounters | null> {
-    const rows: {
+  async repliesUnsent(m: EntityManager, removed: Map<string, number>): Promise<Map<string, ThreadCounters>> {
+    if (!removed.size) return new Map();
+    const found = await rows<{
+      root_id: string;
       reply_count: number;
       last_reply_at: Date | null;
       thread_participants: ThreadCounters['thread_participants'] | null;
-    }[] = await m.query(
-      // wrapped in a CTE: TypeORM answers a bare UPDATE … RETURNING with [rows, rowCount], not rows
-      `WITH t AS (
+    }>(
+      m,
+      `WITH d AS (SELECT * FROM unnest($1::uuid[], $2::int[]) AS d(root_id, n)),
+       t AS (
            UPDATE message_threads t
-              SET reply_count = greatest(t.reply_count - 1, 0),
-                  last_reply_at = (SELECT r.created_at FROM messages r WHERE r.thread_id = t.root_id AND r.deleted_at IS NULL
+              SET reply_count = greatest(t.reply_count - d.n, 0),
+                  last_reply_at = (SELECT r.created_at FROM messages r
+                                    WHERE r.thread_id = t.root_id AND r.deleted_at IS NULL AND NOT r.shadowed
                                     ORDER BY r.created_at DESC, r.id DESC LIMIT 1)
-            WHERE t.root_id = $1
-           RETURNING t.reply_count, t.last_reply_at, t.participants)
-         SELECT t.reply_count, t.last_reply_at, ${threadParticipantsJson('t.participants')} AS thread_participants
+             FROM d WHERE t.root_id = d.root_id
+           RETURNING t.root_id, t.reply_count, t.last_reply_at, t.participants)
+         SELECT t.root_id, t.reply_count, t.last_reply_at, ${threadParticipantsJson('t.participants')} AS thread_participants
            FROM t`,
-      [rootId],
+      [[...removed.keys()], [...removed.values()]],
     );
-    const r = rows[0];
-    if (!r) return null;
-    return {
-      reply_count: r.reply_count,
-      last_reply_at: iso(r.last_reply_at),
-      thread_participants: r.thread_participants ?? [],
-    };
+    return new Map(
+      found.map((r) => [
+        r.root_id,
+        { reply_count: r.reply_count, last_reply_at: iso(r.last_reply_at), thread_participants: r.thread_participants ?? [] },
+      ]),
+    );
   }
 
   /** New content, and new metadata when given ({} clears it). */
@@ -116,12 +122,21 @@ export class MessagesRepository {
     );
   }
 
-  /** Blanks content and attachment and stamps deleted_at. */
-  async unsend(m: EntityManager, id: string): Promise<void> {
-    await m.query(
-      `UPDATE messages SET content = '', attachment_url = NULL, attachment = NULL, metadata = NULL, deleted_at = clock_timestamp() WHERE id = $1`,
-      [id],
+  /**
+   * Blanks content, attachment and metadata and stamps deleted_at; `forgetAuthor` also clears user_id
+   * (an erasure's anonymize, in the same row version). Answers each message's deleted_at.
+   */
+  async unsend(m: EntityManager, ids: string[], forgetAuthor = false): Promise<Map<string, Date>> {
+    if (!ids.length) return new Map();
+    const found = await rows<{ id: string; deleted_at: Date }>(
+      m,
+      `UPDATE messages SET content = '', attachment_url = NULL, attachment = NULL, metadata = NULL,
+              deleted_at = clock_timestamp(), user_id = CASE WHEN $2 THEN NULL ELSE user_id END
+        WHERE id = ANY($1::uuid[])
+       RETURNING id, deleted_at`,
+      [ids, forgetAuthor],
     );
+    return new Map(found.map((r) => [r.id, r.deleted_at]));
   }
 
   /**

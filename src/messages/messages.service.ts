@@ -21,8 +21,7 @@ import { Draft, MessageRules } from './message-rules';
 import { MessageModeration, ModerationVerdict } from './message-moderation';
 import { freshView, MessageUserView, MessageView, MessageViewer, MessageViews } from './message-view.service';
 import { MessagesRepository } from './messages.repository';
-import { pinPayload } from '../pins/pin-events';
-import { PinsRepository } from '../pins/pins.repository';
+import { MessageUnsend } from './message-unsend';
 
 export interface SendResult {
   message: MessageView;
@@ -45,7 +44,7 @@ export class MessagesService {
     private readonly limiter: RateLimiter,
     private readonly moderation: MessageModeration,
     private readonly rules: MessageRules,
-    private readonly pins: PinsRepository,
+    private readonly unsends: MessageUnsend,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -177,39 +176,13 @@ export class MessagesService {
   /**
    * The one unsend, inside the channel's write session (DELETE /v1/messages/:id, and a flag review's
    * `unsend_message`): blanks the message, unpins it and updates its thread's counters, with their
-   * events; an already unsent message is answered as it is and fires nothing. 404 if it is gone.
+   * events (MessageUnsend, which an erasure runs for a batch); an already unsent message is answered as
+   * it is and fires nothing. 404 if it is gone.
    */
   async unsendIn(s: ChannelWriteSession, messageId: string, viewer: MessageViewer): Promise<MessageView> {
-    const locked = await s.lockMessage(messageId);
-    if (!locked) throw AppError.notFound('Message');
-    const unpinned = !locked.deleted_at && (await this.pins.unpin(s.m, messageId));
-    if (!locked.deleted_at) await this.repo.unsend(s.m, messageId);
-    const view = await this.render(s.m, viewer, messageId);
-    if (!locked.deleted_at) {
-      await s.append('message.deleted', {
-        message: {
-          id: view.id,
-          channel_id: view.channel_id,
-          channel_external_id: view.channel_external_id,
-          deleted_at: view.deleted_at!,
-        },
-      });
-      if (unpinned) await s.append('message.unpinned', pinPayload(view));
-      if (locked.thread_id) {
-        const counters = await this.repo.replyUnsent(s.m, locked.thread_id);
-        if (counters) {
-          await s.append('thread.updated', {
-            message: {
-              id: locked.thread_id,
-              channel_id: view.channel_id,
-              channel_external_id: view.channel_external_id,
-              ...counters,
-            },
-          });
-        }
-      }
-    }
-    return view;
+    const { found } = await this.unsends.unsend(s, [messageId]);
+    if (!found.length) throw AppError.notFound('Message');
+    return this.render(s.m, viewer, messageId);
   }
 
   private viewerOf(p: WorkspacePrincipal): MessageViewer {

@@ -64,6 +64,17 @@ export class PinsRepository {
     return (found[0]?.n ?? 0) > 0;
   }
 
+  /** Unpins those of the messages that are pinned (an unsend of several); answers which were. */
+  async unpinMany(m: EntityManager, messageIds: string[]): Promise<Set<string>> {
+    if (!messageIds.length) return new Set();
+    const found = await rows<{ message_id: string }>(
+      m,
+      `DELETE FROM message_pins WHERE message_id = ANY($1::uuid[]) RETURNING message_id`,
+      [messageIds],
+    );
+    return new Set(found.map((r) => r.message_id));
+  }
+
   /**
    * One page of a channel's pins (limit + 1 rows) as a source for MessageViews.rows: most recently
    * pinned first by (pinned_at, message_id), each row's exact pinned_at as its sort key. Messages of

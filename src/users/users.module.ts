@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
-import { ChannelMembershipModule } from '../channels/channel-membership.module';
+import { ErasureModule } from '../erasure/erasure.module';
 import { UsersController } from './users.controller';
 import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
 
 @Module({
-  imports: [ChannelMembershipModule],
+  imports: [ErasureModule],
   controllers: [UsersController],
   providers: [UsersRepository, UsersService],
   exports: [UsersRepository, UsersService],

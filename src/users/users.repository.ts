@@ -69,13 +69,4 @@ export class UsersRepository {
       externalIds,
     ]);
   }
-
-  async delete(m: EntityManager, workspaceId: string, externalId: string): Promise<UserRow | null> {
-    // wrapped in a CTE: TypeORM answers a bare DELETE/UPDATE … RETURNING with [rows, rowCount], not rows
-    const rows: UserRow[] = await m.query(
-      `WITH d AS (DELETE FROM users WHERE workspace_id = $1 AND external_id = $2 RETURNING ${COLUMNS}) SELECT * FROM d`,
-      [workspaceId, externalId],
-    );
-    return rows[0] ?? null;
-  }
 }

@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ChannelMembership } from '../channels/channel-membership';
 import { AppError } from '../common/errors/app-error';
 import { EventLogService } from '../events/event-log.service';
-import { WorkspaceChanges } from '../workspaces/workspace-changes';
 import { UserFields, UsersRepository } from './users.repository';
 import { UserView, userView } from './user.view';
 
@@ -13,8 +11,6 @@ export class UsersService {
     private readonly db: DataSource,
     private readonly repo: UsersRepository,
     private readonly events: EventLogService,
-    private readonly channelMembership: ChannelMembership,
-    private readonly changes: WorkspaceChanges,
   ) {}
 
   async upsert(workspaceId: string, fields: UserFields): Promise<{ user: UserView; created: boolean }> {
@@ -52,22 +48,5 @@ export class UsersService {
     const row = await this.repo.findByExternalId(workspaceId, externalId);
     if (!row) throw AppError.notFound('User');
     return userView(row);
-  }
-
-  /**
-   * Memberships, devices and blocks go with the user (foreign keys); messages stay with user_id null.
-   * The user first leaves their channels the way a self-leave does (last-admin rule, member.left).
-   */
-  async delete(workspaceId: string, externalId: string): Promise<void> {
-    const userId = await this.db.transaction(async (m) => {
-      const user = await this.repo.findByExternalId(workspaceId, externalId, m);
-      if (!user) throw AppError.notFound('User');
-      await this.channelMembership.leaveAll(m, workspaceId, user);
-      const row = await this.repo.delete(m, workspaceId, externalId);
-      if (!row) throw AppError.notFound('User');
-      return user.id;
-    });
-    // the user's tokens stop working and their sockets close, on every instance
-    this.changes.changed(workspaceId, 'users', userId);
   }
 }

@@ -10,6 +10,8 @@ export interface JobMap {
   'push.message': { eventId: string };
   /** Builds one user export (CONTRACT §20); the job id is the export id. */
   'export.build': { exportId: string };
+  /** Finishes one user erasure (CONTRACT §20) in batches; the job id is the erasure id. */
+  'user.erase': { erasureId: string };
 }
 
 export type JobName = keyof JobMap;
