@@ -114,6 +114,27 @@ export async function* keysetList<K>(
   yield ']';
 }
 
+/**
+ * A section that lists the user's rows of one table in keyset pages on one uuid column: `select` takes
+ * $1 the user, $2 the workspace, $3 the last key of the previous page, $4 the page size, orders by
+ * `column` and yields it alongside `json`.
+ */
+export function uuidKeyedSection(key: string, select: string, column: string): ExportSection {
+  const page = pageSql(select, column, [column]);
+  return {
+    key,
+    render: (ctx) =>
+      keysetList<string>(ctx, (after, limit) =>
+        queryPage(
+          ctx,
+          page,
+          [ctx.userId, ctx.workspaceId, after ?? NIL_UUID, limit],
+          (r: Record<string, string>) => r[column]!,
+        ),
+      ),
+  };
+}
+
 /** A section whose value is one object (or null), read with one statement answering a `json` column. */
 export async function* singleObject(
   ctx: ExportContext,

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { Periodic } from '../common/periodic';
 import { LeaderLease } from '../events/leader-lease';
 import { QueueService } from '../infra/queue/queue.module';
 import { RedisService } from '../infra/redis/redis.module';
@@ -31,9 +32,12 @@ export interface SweepResult {
 export class ExportSweeper {
   private readonly logger = new Logger('ExportSweeper');
   private readonly lease: LeaderLease;
-  private timer: NodeJS.Timeout | null = null;
-  private first: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
+  /** One instance sweeps at a time (the lease holder). */
+  private readonly loop = new Periodic(
+    SWEEP_EVERY_MS,
+    () => (this.lease.isLeader ? this.sweep() : Promise.resolve()),
+    FIRST_SWEEP_MS,
+  );
 
   constructor(
     private readonly exports: ExportsRepository,
@@ -45,23 +49,12 @@ export class ExportSweeper {
   }
 
   start(): void {
-    if (this.timer) return;
     this.lease.start();
-    const tick = () => {
-      if (this.lease.isLeader && !this.running)
-        this.running = this.sweep().finally(() => (this.running = null));
-    };
-    this.timer = setInterval(tick, SWEEP_EVERY_MS);
-    this.timer.unref();
-    this.first = setTimeout(tick, FIRST_SWEEP_MS);
-    this.first.unref();
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    if (this.first) clearTimeout(this.first);
-    this.timer = this.first = null;
-    await this.running;
+    await this.loop.stop();
     await this.lease.stop();
   }
 

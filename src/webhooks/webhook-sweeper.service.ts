@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { Periodic } from '../common/periodic';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookDispatcher } from './webhook-dispatcher';
 
@@ -15,8 +16,7 @@ const SWEEP_BATCH = 500;
 @Injectable()
 export class WebhookSweeper {
   private readonly logger = new Logger('WebhookSweeper');
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
+  private readonly loop = new Periodic(SWEEP_EVERY_MS, () => this.sweep());
 
   constructor(
     private readonly deliveries: WebhookDeliveriesRepository,
@@ -24,17 +24,11 @@ export class WebhookSweeper {
   ) {}
 
   start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => {
-      if (!this.running) this.running = this.sweep().finally(() => (this.running = null));
-    }, SWEEP_EVERY_MS);
-    this.timer.unref();
+    this.loop.start();
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Returns how many deliveries were re-enqueued. */

@@ -1,8 +1,13 @@
 import { isoTime } from '../../infra/database/sql';
-import type { ExportSection } from '../export-document';
-import { keysetList, NIL_UUID, pageSql, queryPage } from '../export-document';
+import { uuidKeyedSection } from '../export-document';
 
-const PAGE = pageSql(
+/**
+ * `bans`: the user's bans (CONTRACT §19), workspace-wide (`channel_id` null) or per channel, shadow or
+ * not, with their reason and expiry; one that ran out stays until replaced. The document goes to the
+ * backend, which decides what of it reaches the user. Keyset on id (UUIDv7).
+ */
+export const bansSection = uuidKeyedSection(
+  'bans',
   `SELECT json_build_object('id', bn.id, 'channel_id', bn.channel_id, 'channel_external_id', c.external_id,
      'shadow', bn.shadow, 'reason', bn.reason, 'expires_at', ${isoTime('bn.expires_at')},
      'created_at', ${isoTime('bn.created_at')})::text AS json,
@@ -11,23 +16,4 @@ const PAGE = pageSql(
    WHERE bn.user_id = $1 AND bn.workspace_id = $2 AND bn.id > $3::uuid
    ORDER BY bn.id LIMIT $4`,
   'id',
-  ['id'],
 );
-
-/**
- * `bans`: the user's bans (CONTRACT §19), workspace-wide (`channel_id` null) or per channel, shadow or
- * not, with their reason and expiry; one that ran out stays until replaced. The document goes to the
- * backend, which decides what of it reaches the user. Keyset on id (UUIDv7).
- */
-export const bansSection: ExportSection = {
-  key: 'bans',
-  render: (ctx) =>
-    keysetList<string>(ctx, (after, limit) =>
-      queryPage(
-        ctx,
-        PAGE,
-        [ctx.userId, ctx.workspaceId, after ?? NIL_UUID, limit],
-        (r: { id: string }) => r.id,
-      ),
-    ),
-};

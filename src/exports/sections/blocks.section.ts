@@ -1,8 +1,9 @@
 import { isoTime } from '../../infra/database/sql';
-import type { ExportSection } from '../export-document';
-import { keysetList, NIL_UUID, pageSql, queryPage } from '../export-document';
+import { uuidKeyedSection } from '../export-document';
 
-const PAGE = pageSql(
+/** `blocks`: the users this user blocked (not who blocked them). Keyset on blocked_id (`blocks_pkey`). */
+export const blocksSection = uuidKeyedSection(
+  'blocks',
   `SELECT json_build_object('user_id', b.blocked_id, 'external_id', u.external_id,
      'created_at', ${isoTime('b.created_at')})::text AS json,
      b.blocked_id AS blocked_id
@@ -10,19 +11,4 @@ const PAGE = pageSql(
    WHERE b.blocker_id = $1 AND b.workspace_id = $2 AND b.blocked_id > $3::uuid
    ORDER BY b.blocked_id LIMIT $4`,
   'blocked_id',
-  ['blocked_id'],
 );
-
-/** `blocks`: the users this user blocked (not who blocked them). Keyset on blocked_id (`blocks_pkey`). */
-export const blocksSection: ExportSection = {
-  key: 'blocks',
-  render: (ctx) =>
-    keysetList<string>(ctx, (after, limit) =>
-      queryPage(
-        ctx,
-        PAGE,
-        [ctx.userId, ctx.workspaceId, after ?? NIL_UUID, limit],
-        (r: { blocked_id: string }) => r.blocked_id,
-      ),
-    ),
-};

@@ -1,8 +1,12 @@
 import { isoTime } from '../../infra/database/sql';
-import type { ExportSection } from '../export-document';
-import { keysetList, NIL_UUID, pageSql, queryPage } from '../export-document';
+import { uuidKeyedSection } from '../export-document';
 
-const PAGE = pageSql(
+/**
+ * `flags`: the reports this user made (CONTRACT §19): what they flagged (a message by id only, never its
+ * content; a user by external id), why and when. Not the reports about them. Keyset on id (UUIDv7).
+ */
+export const flagsSection = uuidKeyedSection(
+  'flags',
   `SELECT json_build_object('id', f.id, 'target_type', f.target_type, 'message_id', f.message_id,
      'user_external_id', tu.external_id, 'reason', f.reason, 'created_at', ${isoTime('f.created_at')})::text AS json,
      f.id AS id
@@ -10,22 +14,4 @@ const PAGE = pageSql(
    WHERE f.by_user = $1 AND f.workspace_id = $2 AND f.id > $3::uuid
    ORDER BY f.id LIMIT $4`,
   'id',
-  ['id'],
 );
-
-/**
- * `flags`: the reports this user made (CONTRACT §19): what they flagged (a message by id only, never its
- * content; a user by external id), why and when. Not the reports about them. Keyset on id (UUIDv7).
- */
-export const flagsSection: ExportSection = {
-  key: 'flags',
-  render: (ctx) =>
-    keysetList<string>(ctx, (after, limit) =>
-      queryPage(
-        ctx,
-        PAGE,
-        [ctx.userId, ctx.workspaceId, after ?? NIL_UUID, limit],
-        (r: { id: string }) => r.id,
-      ),
-    ),
-};
