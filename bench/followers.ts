@@ -2,7 +2,6 @@ import { spawnSync } from 'child_process';
 import { randomBytes, generateKeyPairSync } from 'crypto';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, appendFileSync } from 'fs';
 import http from 'http';
-import Redis from 'ioredis';
 import { sign } from 'jsonwebtoken';
 import type { AddressInfo } from 'net';
 import { tmpdir } from 'os';
@@ -399,8 +398,8 @@ async function seedEvents(url: string, total: number): Promise<number> {
   return (performance.now() - t0) / 1000;
 }
 
-/** As if the followers had followed the whole log: their cursors at its end (the service is stopped). */
-async function cursorsToHead(url: string, redisUrl: string, prefix: string): Promise<void> {
+/** As if the followers had followed the whole log: their cursors (rows of event_relay_cursors) at its end (the service is stopped). */
+async function cursorsToHead(url: string): Promise<void> {
   const [head] = await sql<{ tx_id: string; position: string }>(
     url,
     // e.tx_id, not the text alias: ORDER BY an output name would sort the text ('999' after '1800')
@@ -408,13 +407,6 @@ async function cursorsToHead(url: string, redisUrl: string, prefix: string): Pro
   );
   if (!head) return;
   await sql(url, `UPDATE event_relay_cursors SET tx_id = $1::xid8, position = $2::bigint`, [head.tx_id, head.position]);
-  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
-  await redis.connect();
-  try {
-    await redis.set(`${prefix}realtime:cursor`, `${head.tx_id}.${head.position}`);
-  } finally {
-    redis.disconnect();
-  }
 }
 
 // ---------------------------------------------------------------- one build
@@ -477,7 +469,7 @@ async function benchBuild(cluster: Cluster, label: string, main: string, sizes: 
       service = null;
       const seedSeconds = await seedEvents(url, size);
       const n = (await sql<{ n: string }>(url, "SELECT count(*)::text AS n FROM events"))[0]!.n;
-      await cursorsToHead(url, BENCH_REDIS_URL, prefix);
+      await cursorsToHead(url);
       log(`events table: ${Number(n).toLocaleString('en-US')} rows (seeded in ${seedSeconds.toFixed(1)} s)`);
       service = await startService(main, env);
       const svc = service;

@@ -91,6 +91,16 @@ export class EventLogReader {
   }
 
   /** The cursor after the last settled event: where a new reader starts. */
+  /** Whether the first event after `c` was written more than `seconds` ago (a backlog no one followed). */
+  async staleAfter(c: LogCursor, seconds: number): Promise<boolean> {
+    const [first] = await this.db.query<{ stale: boolean }[]>(
+      `SELECT e.created_at < now() - make_interval(secs => $3) AS stale FROM events e
+        WHERE (e.tx_id, e.position) > ($1::xid8, $2::bigint) ORDER BY e.tx_id, e.position LIMIT 1`,
+      [c.txId, c.position, seconds],
+    );
+    return first?.stale === true;
+  }
+
   async head(m: EntityManager = this.db.manager): Promise<LogCursor> {
     const bound = await this.bound(m);
     const rows: { tx_id: string; position: number }[] = await m.query(

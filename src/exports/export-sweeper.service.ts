@@ -1,8 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Periodic } from '../common/periodic';
-import { LeaderLease } from '../events/leader-lease';
+import { LeaderLease, Leadership } from '../infra/database/leadership';
 import { QueueService } from '../infra/queue/queue.module';
-import { RedisService } from '../infra/redis/redis.module';
 import { ObjectStorage } from '../infra/storage/object-storage';
 import { EXPORT_ATTEMPTS, EXPORT_JOB } from './export-build.processor';
 import { ExportsRepository } from './exports.repository';
@@ -21,8 +20,8 @@ export interface SweepResult {
 }
 
 /**
- * The exports' housekeeping, in the worker role, on one instance at a time (a Redis lease; without
- * Redis the one instance leads): deletes exports past their expiry (7 days after they became ready or
+ * The exports' housekeeping, in the worker role, on one instance at a time (Leadership; embedded, the
+ * one instance leads): deletes exports past their expiry (7 days after they became ready or
  * failed) and exports whose user was deleted, the stored object first and the row after it (an object
  * that cannot be deleted keeps its row, and is tried again next time); re-enqueues pending exports
  * whose job was lost, and fails those that ran out of attempts without finishing (a build that kept
@@ -43,9 +42,9 @@ export class ExportSweeper {
     private readonly exports: ExportsRepository,
     private readonly storage: ObjectStorage,
     private readonly queue: QueueService,
-    redis: RedisService,
+    leadership: Leadership,
   ) {
-    this.lease = new LeaderLease(redis, `${redis.prefix}exports:sweeper`, () => undefined);
+    this.lease = leadership.lease('export-sweeper');
   }
 
   start(): void {

@@ -1,14 +1,24 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { decodeLogCursor, encodeLogCursor, EVENT_COLUMNS, EventLogReader, LogCursor } from '../events/event-log.reader';
-import { LeaderLease } from '../events/leader-lease';
+import { DataSource } from 'typeorm';
+import { encodeLogCursor, EVENT_COLUMNS, EventLogReader } from '../events/event-log.reader';
 import { LogTail, LogTailPart, PartResult, PassStatement } from '../events/log-tail';
 import type { BanPayload, StoredEvent } from '../events/event-types';
-import { RedisService } from '../infra/redis/redis.module';
+import { SavedCursor } from '../events/saved-cursor';
+import { LeaderLease, Leadership } from '../infra/database/leadership';
 import { messageIdOf, EnvelopeBuilder } from './envelopes';
 import { channelRoom, Envelope, isUserScoped, ServerEventName, userRoom } from './realtime-events';
 import { RealtimeGateway } from './realtime.gateway';
 
 const BATCH = 500;
+/** The position is written with a later pass at most this often (a new leader repeats at most this much). */
+const SAVE_EVERY_MS = 500;
+/**
+ * A new leader that finds events older than this after the saved position (no instance published for
+ * that long: the database or every instance was down) starts from the head of the log instead: clients
+ * that were connected through it catch up with /v1/me/sync, and fresh events do not queue behind a
+ * backlog nobody is waiting for.
+ */
+const STALE_BACKLOG_SECONDS = 120;
 
 /**
  * The log is read in transaction-id order, but a channel's seq is taken under the channel row lock,
@@ -54,18 +64,21 @@ interface Audience {
 
 /**
  * Publishes the event log to sockets, after commit, in log order. One instance publishes at a time
- * (a Redis lease); through the Redis adapter its emits and room moves reach every instance. It reads
- * the log as its part of the shared log pass (LogTail): up to BATCH events after its cursor, below the
+ * (Leadership); through the Redis adapter its emits and room moves reach every instance. It reads the
+ * log as its part of the shared log pass (LogTail): up to BATCH events after its cursor, below the
  * settled bound, with the users who block each message's author, in the pass's one statement. Its
- * cursor is kept in Redis so a new leader resumes where the old one stopped. A crash between commit and
- * publish loses nothing: the event stays in the log and clients can fetch it with /v1/me/sync.
+ * position is a SavedCursor in the database (written with a later pass, at most every SAVE_EVERY_MS),
+ * so a new leader, or the same one after Redis came back, resumes where publishing stopped: at least
+ * once (a takeover may repeat the last half second; clients drop a seq they already have). A crash
+ * between commit and publish loses nothing: the event stays in the log and is published by the next
+ * leader (or fetched with /v1/me/sync).
  */
 @Injectable()
 export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicationShutdown, LogTailPart {
   readonly name = 'realtime';
   private readonly logger = new Logger('RealtimePublisher');
   private readonly lease: LeaderLease;
-  private cursor: LogCursor | null = null;
+  private readonly cursor: SavedCursor;
   private loading = false;
   private registered = false;
 
@@ -74,13 +87,11 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     private readonly envelopes: EnvelopeBuilder,
     private readonly gateway: RealtimeGateway,
     private readonly tail: LogTail,
-    private readonly redis: RedisService,
+    db: DataSource,
+    leadership: Leadership,
   ) {
-    this.lease = new LeaderLease(redis, this.key('leader'), (leading) => this.leading(leading));
-  }
-
-  private key(k: string) {
-    return `${this.redis.prefix}realtime:${k}`;
+    this.cursor = new SavedCursor(db, 'realtime');
+    this.lease = leadership.lease('realtime-publisher', (leading) => this.leading(leading));
   }
 
   onApplicationBootstrap(): void {
@@ -94,41 +105,43 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     if (!this.registered) return;
     this.registered = false;
     await this.tail.unregister(this);
+    if (this.lease.isLeader) await this.cursor.flush().catch((e: unknown) => this.logger.warn(`saving the cursor: ${String(e)}`));
     await this.lease.stop();
   }
 
   private leading(leading: boolean): void {
-    this.cursor = null;
+    this.cursor.reset();
     if (!leading || !this.registered) return;
     this.loading = true;
     this.startCursor()
-      .then((c) => {
-        if (this.lease.isLeader) this.cursor = c;
-        this.logger.debug(`leading from ${encodeLogCursor(c)}`);
+      .then(() => {
+        if (!this.lease.isLeader) return this.cursor.reset();
+        this.logger.debug(`publishing from ${this.cursor.at ? encodeLogCursor(this.cursor.at) : '-'}`);
         this.tail.nudge();
       })
-      .catch((e: unknown) => this.logger.warn(`start cursor: ${String(e)}`))
+      .catch((e: unknown) => {
+        this.cursor.reset();
+        this.logger.warn(`loading the cursor: ${String(e)}`);
+      })
       .finally(() => (this.loading = false));
   }
 
-  private async startCursor(): Promise<LogCursor> {
-    const saved = await this.redis.client?.get(this.key('cursor')).catch(() => null);
-    if (saved) {
-      try {
-        return decodeLogCursor(saved);
-      } catch {
-        /* fall through */
-      }
-    }
-    return this.reader.head();
+  private async startCursor(): Promise<void> {
+    const saved = await this.cursor.load();
+    if (!saved || !(await this.reader.staleAfter(saved, STALE_BACKLOG_SECONDS))) return;
+    const head = await this.reader.head();
+    this.logger.warn(`nothing was published for over ${STALE_BACKLOG_SECONDS} s: starting from the head of the log`);
+    this.cursor.advance(head);
   }
 
   build(q: PassStatement): string | null {
-    if (!this.registered || !this.lease.isLeader || !this.cursor || this.loading) return null;
+    const at = this.cursor.at;
+    if (!this.registered || !this.lease.isLeader || !at || this.loading) return null;
+    this.cursor.saveInto(q, this.cursor.sinceSave >= SAVE_EVERY_MS);
     q.cte(
       'rt_ev',
       `SELECT ${EVENT_COLUMNS} FROM events e
-        WHERE (e.tx_id, e.position) > (${q.param(this.cursor.txId, 'xid8')}, ${q.param(this.cursor.position, 'bigint')}) AND e.tx_id < ${q.bound}
+        WHERE (e.tx_id, e.position) > (${q.param(at.txId, 'xid8')}, ${q.param(at.position, 'bigint')}) AND e.tx_id < ${q.bound}
         ORDER BY e.tx_id, e.position LIMIT ${BATCH}`,
     );
     // per message of the batch, by index (messages by id, then blocks by blocked_id); OFFSET 0 keeps the
@@ -156,15 +169,15 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
   async apply(output: unknown): Promise<PartResult> {
     const out = output as RealtimeOutput;
     const events: StoredEvent[] = out.events.map((e) => ({ ...e, created_at: new Date(e.created_at) }));
+    this.cursor.passed();
     const last = events[events.length - 1];
-    if (!last || !this.cursor) return { events: events.length, more: false };
+    if (!last || !this.cursor.at) return { events: events.length, more: false };
     const audience: Audience = { blockers: new Map(), shadowed: new Map() };
     for (const r of out.blockers)
       audience.blockers.set(r.message_id, [...(audience.blockers.get(r.message_id) ?? []), userRoom(r.blocker_id)]);
     for (const r of out.shadowed ?? []) audience.shadowed.set(r.message_id, r.user_id ? [userRoom(r.user_id)] : []);
     await this.publish(events, audience);
-    this.cursor = { txId: last.tx_id, position: Number(last.position) };
-    await this.redis.client?.set(this.key('cursor'), encodeLogCursor(this.cursor)).catch(() => undefined);
+    this.cursor.advance({ txId: last.tx_id, position: Number(last.position) });
     return { events: events.length, more: events.length >= BATCH };
   }
 

@@ -141,9 +141,11 @@ describe('key and settings caches across two instances (PostgreSQL + Redis)', ()
       expect(await status(two, pair)).toBe(200); // not told: still trusted from the cache…
       expect((await cache.get(ws.id)).read_receipts_enabled).toBe(true);
       await within(2500, async () => (await status(two, pair)) === 401); // …until the TTL runs out
-      expect(Date.now() - at).toBeLessThan(2500);
       expect(await status(two, jwt)).toBe(401);
-      expect((await cache.get(ws.id)).read_receipts_enabled).toBe(false);
+      // the settings were cached a moment after the key (on a busy machine, a long moment): each entry
+      // lives out its own TTL
+      await within(2500, async () => (await cache.get(ws.id)).read_receipts_enabled === false);
+      expect(Date.now() - at).toBeLessThan(2500);
     });
 
     it('after the subscriber reconnects, everything cached before is dropped (messages may have been lost)', async () => {

@@ -12,6 +12,9 @@ import { Client } from '../support/fixtures';
  * The operator CLI against a real database: a data directory on disk on `npm test`, a cloned
  * PostgreSQL database on `npm run test:integration`. What it creates must work through the HTTP API.
  */
+/** Every migration on a fresh on-disk PGlite takes about 25 s on a quiet 2-core machine, several times that on a busy one. */
+const SLOW_MS = 240_000;
+
 describe('operator CLI', () => {
   let env: Record<string, string>;
   let cleanup: () => Promise<void>;
@@ -44,7 +47,7 @@ describe('operator CLI', () => {
     const second = await cli('migrate');
     expect(second.code).toBe(0);
     expect(second.out).toMatch(/^0 migration\(s\) applied/);
-  });
+  }, SLOW_MS);
 
   it('workspace create/list/delete work, and the printed pair works on the HTTP API', async () => {
     const created = await cli('workspace', 'create', '--name', 'Acme');
@@ -92,7 +95,7 @@ describe('operator CLI', () => {
     expect(again.err).toContain('not found');
     expect((await cli('workspace', 'delete', 'not-a-uuid')).code).toBe(1);
     expect((await cli('workspace', 'list')).out).not.toContain('Beta Corp');
-  });
+  }, SLOW_MS);
 
   it.each([
     [[]],

@@ -25,13 +25,16 @@ describe('socket budgets and the per-user socket cap', () => {
     const end = closed(flood);
     const acks: { ok: boolean; error?: { code: string } }[] = [];
     // the burst (20) and what refills meanwhile (10/s) are answered, the rest refused without being read
+    const started = Date.now();
     for (let i = 0; i < 60; i++)
       flood.socket.emit('channel.read', { channel_id: ch.id }, (a: (typeof acks)[number]) => acks.push(a));
-    await sleep(500);
+    for (let waited = 0; acks.length < 60 && waited < 15_000; waited += 20) await sleep(20);
+    const seconds = (Date.now() - started) / 1000;
     expect(acks).toHaveLength(60);
+    // however slowly a busy machine delivers the emits: the burst, plus what refilled meanwhile
     const served = acks.filter((a) => a.ok).length;
     expect(served).toBeGreaterThanOrEqual(20);
-    expect(served).toBeLessThan(35);
+    expect(served).toBeLessThanOrEqual(Math.min(59, 20 + Math.ceil(10 * seconds)));
     expect(new Set(acks.filter((a) => !a.ok).map((a) => a.error?.code))).toEqual(new Set(['RATE_LIMITED']));
     // another user is served meanwhile, and the instance reports ready
     const other = await send(ana, ch.id, 'still served');

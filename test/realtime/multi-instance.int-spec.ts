@@ -1,7 +1,9 @@
 import { io } from 'socket.io-client';
+import { DataSource } from 'typeorm';
 import { OFFLINE_GRACE_MS, PRESENCE_TICK_MS } from '../../src/realtime/presence.coalescer';
 import { PresenceStore } from '../../src/realtime/presence.store';
-import { startTwoInstances, TestApp } from '../support/app';
+import { startTestApp, startTwoInstances, TestApp } from '../support/app';
+import { cloneDatabase } from '../support/databases';
 import { Client, newWorkspace, TestUser, TestWorkspace } from '../support/fixtures';
 import { closeAllSockets, connectSocket, sleep, TestSocket } from '../support/socket';
 
@@ -126,4 +128,53 @@ describe('two instances on PostgreSQL + Redis', () => {
     }
     expect(online).toBe(false);
   }, 40_000);
+
+  it('when the publishing instance loses its database session, the other takes over and no message is lost', async () => {
+    const sb = await connectSocket(two.baseUrl, bo.token);
+    const sent: string[] = [];
+    const send = async (i: number) => sent.push((await ana.api.post(`/v1/channels/${ch.id}/messages`, { content: `m${i}` })).body.id as string);
+    for (let i = 0; i < 5; i++) await send(i);
+    await sb.waitFor('message.new', isMsg(sent[4]!));
+    // the leader "dies" as a killed process does: its session ends, and with it the leader lock
+    const db = one.app.get(DataSource);
+    const [killed] = await db.query<{ n: number }[]>(
+      `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'chat-service-instance'`,
+    );
+    expect(killed?.n).toBeGreaterThan(0);
+    for (let i = 5; i < 25; i++) {
+      await send(i);
+      await sleep(50);
+    }
+    // every message reaches bo once the new leader publishes (a takeover may repeat, never skip)
+    await sb.waitFor('message.new', isMsg(sent[24]!), 10_000);
+    const got = sb.events.filter((e) => e.name === 'message.new' && e.payload?.channel_id === ch.id).map((e) => e.payload.data.id as string);
+    expect([...new Set(got)]).toEqual(sent);
+  }, 40_000);
+});
+
+describe('two deployments (databases of their own) sharing one Redis and key prefix', () => {
+  const apps: TestApp[] = [];
+  const drops: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    closeAllSockets();
+    for (const a of apps) await a.close().catch(() => undefined);
+    for (const d of drops) await d();
+  });
+
+  it('each publishes its own events: leadership is per database, not per Redis', async () => {
+    const redisPrefix = `dep${Date.now().toString(36)}:`;
+    for (let i = 0; i < 2; i++) {
+      const db = await cloneDatabase();
+      drops.push(db.drop);
+      apps.push(await startTestApp({}, { databaseUrl: db.url, redisPrefix }));
+    }
+    for (const t of apps) {
+      const ws = await newWorkspace(t);
+      const [ana, bo] = (await ws.users('ana', 'bo')) as [TestUser, TestUser];
+      const ch = (await ws.api.post('/v1/channels', { type: 'group', external_id: 'g', created_by: 'ana', member_external_ids: ['bo'] })).body;
+      const sb = await connectSocket(t.baseUrl, bo.token);
+      const m = (await ana.api.post(`/v1/channels/${ch.id}/messages`, { content: 'mine' })).body;
+      await sb.waitFor('message.new', isMsg(m.id), 5_000);
+    }
+  }, 60_000);
 });

@@ -4,6 +4,8 @@ import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
 import { DatabaseHandle, openDatabase, runMigrations } from './data-source.factory';
 import { DatabaseProbe } from './database-probe';
+import { Leadership } from './leadership';
+import { OwnConnection } from './own-connection';
 
 export const DATABASE_HANDLE = Symbol('DATABASE_HANDLE');
 
@@ -38,8 +40,10 @@ class DatabaseLifecycle implements OnApplicationShutdown {
     },
     { provide: DataSource, inject: [DATABASE_HANDLE], useFactory: (h: DatabaseHandle) => h.dataSource },
     DatabaseLifecycle,
+    OwnConnection,
     DatabaseProbe,
+    Leadership,
   ],
-  exports: [DataSource, DATABASE_HANDLE, DatabaseProbe],
+  exports: [DataSource, DATABASE_HANDLE, DatabaseProbe, Leadership],
 })
 export class DatabaseModule {}
