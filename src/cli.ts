@@ -3,7 +3,7 @@ import 'reflect-metadata';
 import { SecretBox } from './common/crypto';
 import { AppError } from './common/errors/app-error';
 import { isUuid } from './common/ids';
-import { AppConfig, ConfigError, loadConfig } from './config/config.schema';
+import { AppConfig, ConfigError, environment, loadConfig } from './config/config.schema';
 import { DatabaseHandle, openDatabase, runMigrations } from './infra/database/data-source.factory';
 import { loadEncryptionKey } from './infra/secrets/secrets.module';
 import { WorkspacesRepository } from './workspaces/workspaces.repository';
@@ -182,7 +182,7 @@ async function migrate(config: AppConfig, p: Parsed, io: CliIo): Promise<number>
 }
 
 /** Runs one command; answers the exit code instead of exiting, so tests can call it. */
-export async function runCli(argv: string[], io: CliIo = stdio, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function runCli(argv: string[], io: CliIo = stdio, env: NodeJS.ProcessEnv = environment()): Promise<number> {
   let parsed: Parsed;
   try {
     parsed = parseArgs(argv);

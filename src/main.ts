@@ -1,13 +1,13 @@
 import 'reflect-metadata';
 import { createApp } from './app.factory';
-import { ConfigError, loadConfig } from './config/config.schema';
+import { ConfigError, environment, loadConfig } from './config/config.schema';
 
 const SHUTDOWN_DEADLINE_MS = 9_500;
 
 async function main(): Promise<void> {
   let config;
   try {
-    config = loadConfig();
+    config = loadConfig(environment());
   } catch (e) {
     if (e instanceof ConfigError) {
       process.stderr.write(`${e.message}\n`);

@@ -1,5 +1,8 @@
 import { randomBytes } from 'crypto';
-import { CONFIG_SCHEMA, ConfigError, loadConfig } from './config.schema';
+import { mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { CONFIG_SCHEMA, ConfigError, environment, loadConfig } from './config.schema';
 
 const KEY = randomBytes(32).toString('base64');
 
@@ -145,5 +148,30 @@ describe('loadConfig', () => {
     for (const [name, spec] of Object.entries(CONFIG_SCHEMA)) {
       expect(`${name}: ${spec.description}`.length).toBeGreaterThan(name.length + 5);
     }
+  });
+});
+
+describe('environment (.env)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'chat-env-'));
+  const file = join(dir, '.env');
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads a .env file under the environment: a variable set in the environment wins', () => {
+    writeFileSync(file, '# a comment\nPORT=4100\nSERVICE_SEARCH_ENABLED=false\nSERVICE_BASE_URL="https://chat.example.com"\n');
+    const env = environment({ PORT: '4200' }, file);
+    const config = loadConfig(env);
+    expect(config.PORT).toBe(4200);
+    expect(config.baseUrl).toBe('https://chat.example.com');
+    expect(env.SERVICE_SEARCH_ENABLED).toBe('false');
+  });
+
+  it('names a bad variable that came from .env like any other', () => {
+    writeFileSync(file, 'PORT=not-a-port\n');
+    expect(() => loadConfig(environment({}, file))).toThrow(/PORT must be an integer/);
+  });
+
+  it('is the environment alone when there is no .env', () => {
+    const env = { PORT: '4300' };
+    expect(environment(env, join(dir, 'missing.env'))).toBe(env);
   });
 });

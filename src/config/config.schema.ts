@@ -1,3 +1,7 @@
+import { parse as parseEnvFile } from 'dotenv';
+import { existsSync, readFileSync } from 'fs';
+import { resolve } from 'path';
+
 /**
  * Every environment variable of CONTRACT §13 in one typed schema. `loadConfig` reads them all,
  * collects every bad value and fails with one message naming each variable.
@@ -154,6 +158,15 @@ export interface AppConfig extends Parsed {
 }
 
 export class ConfigError extends Error {}
+
+/**
+ * The process's environment over the variables of a `.env` file in the working directory, if there is
+ * one (a variable set in the environment wins, as with dotenv). What `npm start` and the CLI read.
+ */
+export function environment(env: NodeJS.ProcessEnv = process.env, file = resolve('.env')): NodeJS.ProcessEnv {
+  if (!existsSync(file)) return env;
+  return { ...parseEnvFile(readFileSync(file)), ...env };
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const problems: string[] = [];
