@@ -19,6 +19,8 @@ module.exports = {
     ],
   },
   maxWorkers: 2,
+  // the base of test/support/timeouts.ts, which scales it by the machine's load
   testTimeout: 60000,
   setupFiles: ['<rootDir>/test/support/env.ts'],
+  setupFilesAfterEnv: ['<rootDir>/test/support/timeouts.ts'],
 };

@@ -2,6 +2,9 @@
 // each test file in its own database cloned from a migrated template, plus PostgreSQL-only concurrency tests.
 const base = require('./jest.config');
 
+// the base of test/support/timeouts.ts (workers inherit it)
+process.env.JEST_BASE_TIMEOUT_MS = '120000';
+
 /** @type {import('jest').Config} */
 module.exports = {
   ...base,
