@@ -1,9 +1,14 @@
-// npm test: unit tests beside the code + the e2e suite on the embedded default (in-memory PGlite per file).
+// npm test: unit tests beside the code, the e2e suite on the embedded default (in-memory PGlite per file),
+// and the deployment checks (Helm chart, workflows, Dockerfile: test/deploy).
 /** @type {import('jest').Config} */
 module.exports = {
   moduleFileExtensions: ['js', 'json', 'ts'],
   rootDir: '.',
-  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
+  testMatch: [
+    '<rootDir>/src/**/*.spec.ts',
+    '<rootDir>/test/**/*.e2e-spec.ts',
+    '<rootDir>/test/deploy/**/*.spec.ts',
+  ],
   testEnvironment: 'node',
   transform: {
     '^.+\\.ts$': [
