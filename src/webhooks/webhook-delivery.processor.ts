@@ -16,7 +16,7 @@ import {
   WebhookDeliveriesRepository,
 } from './webhook-deliveries.repository';
 import { WebhookDispatcher } from './webhook-dispatcher';
-import { signWebhook } from './webhook-signature';
+import { signWebhook, standardWebhookHeaders } from './webhook-signature';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const VERSION: string = (require('../../package.json') as { version: string }).version;
@@ -112,6 +112,9 @@ export class WebhookDeliveryProcessor {
         'X-Service-Event-Id': delivery.event_id,
         'X-Service-Signature': signWebhook(secret, timestamp, body),
         'X-Service-Timestamp': String(timestamp),
+        // Standard Webhooks, beside SPEC.md's headers; the event id keeps `webhook-id` the same on
+        // every attempt (retries and manual retries) and matches `X-Service-Event-Id`
+        ...standardWebhookHeaders(secret, delivery.event_id, timestamp, body),
       },
     });
     this.attemptSeconds.observe(result.durationMs / 1000);

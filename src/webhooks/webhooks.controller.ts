@@ -15,7 +15,11 @@ const WEBHOOK_ID = uuidParam('Webhook');
 export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
 
-  /** Creates a webhook; the `signing_secret` (whsec_…) is shown in this response only. */
+  /**
+   * Creates a webhook; the `signing_secret` (a Standard Webhooks secret, `whsec_` + base64 of 32 bytes)
+   * is shown in this response only. Deliveries carry `X-Service-Signature` and the Standard Webhooks
+   * `webhook-id`, `webhook-timestamp` and `webhook-signature` headers.
+   */
   @Post()
   @HttpCode(201)
   create(@CurrentPrincipal() p: BackendPrincipal, @Body() dto: CreateWebhookDto) {

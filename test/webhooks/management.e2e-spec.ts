@@ -43,7 +43,7 @@ describe('webhook management', () => {
       disabled_reason: null,
     });
     expect(wh.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
-    expect(wh.signing_secret).toMatch(/^whsec_[A-Za-z0-9_-]{40,}$/);
+    expect(wh.signing_secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/); // Standard Webhooks: base64 of 32 bytes
     expect(wh.created_at).toMatch(/\.\d{3}Z$/);
 
     const got = await ws.api.get(`/v1/webhooks/${wh.id}`).expect(200);

@@ -8,6 +8,7 @@ export const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
   'req.headers["x-service-signature"]',
+  'req.headers["webhook-signature"]',
   'res.headers["set-cookie"]',
   '*.api_secret',
   '*.apiSecret',
