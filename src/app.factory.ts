@@ -6,10 +6,11 @@ import { json } from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
-import { UPLOADS_PREFIX } from './attachments/uploads.controller';
+import { isSignedUrlPath, UPLOADS_PREFIX } from './attachments/uploads.controller';
 import { SECURITY } from './common/auth/auth.decorator';
 import { sendError } from './common/errors/app-exception.filter';
 import { createValidationPipe } from './common/errors/validation';
+import { restCors } from './common/http/cors';
 import { requestIdMiddleware } from './common/http/request-id';
 import { requestLogMiddleware, rootLogger } from './common/http/request-log';
 import type { AppConfig } from './config/config.schema';
@@ -40,6 +41,8 @@ export async function createApp(config: AppConfig, opts: { logs?: boolean } = {}
   app.use(requestIdMiddleware);
   if (config.LOG_LEVEL !== 'silent') app.use(requestLogMiddleware(rootLogger(config)));
   app.use(app.get(Metrics).middleware());
+  // CORS (SERVICE_CORS_ORIGINS) before body parsing, input checks, routing and auth: preflights end here
+  app.enableCors(restCors(config.corsOrigins, isSignedUrlPath));
   // body-parser errors (too large, bad JSON) happen before Nest: answer them in the contract's shape here.
   // Local-driver uploads are raw bodies of any allowed type, streamed to disk by their own route.
   app.use((req: Request, res: Response, next: NextFunction) =>
@@ -49,7 +52,7 @@ export async function createApp(config: AppConfig, opts: { logs?: boolean } = {}
   app.use(inputHygieneMiddleware((err, req, res) => sendError(err, req, res, errorLogger)));
   answerClientErrors(app.getHttpServer());
   app.useGlobalPipes(createValidationPipe());
-  app.useWebSocketAdapter(new RealtimeIoAdapter(app, app.get(RedisService)));
+  app.useWebSocketAdapter(new RealtimeIoAdapter(app, app.get(RedisService), config.corsOrigins));
   // no enableShutdownHooks(): main.ts owns SIGTERM/SIGINT and calls app.close() once (two concurrent
   // closes ran every shutdown hook twice: "Called end on pool more than once", exit code 1)
   setupOpenApi(app, config);

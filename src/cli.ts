@@ -89,7 +89,7 @@ async function withWorkspaces<T>(config: AppConfig, fn: (svc: WorkspacesService)
 }
 
 async function withDatabase<T>(config: AppConfig, fn: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
-  const handle = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.SERVICE_DATA_DIR, poolSize: 2 });
+  const handle = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.SERVICE_DATA_DIR, poolSize: 2, holder: 'cli' });
   try {
     return await fn(handle);
   } finally {

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
-import { createApp } from './app.factory';
 import { ConfigError, environment, loadConfig } from './config/config.schema';
+import { assertDataDirFree, DataDirLockedError } from './infra/database/data-dir-lock';
 
 const SHUTDOWN_DEADLINE_MS = 9_500;
 
@@ -15,6 +15,20 @@ async function main(): Promise<void> {
     }
     throw e;
   }
+  if (config.embedded && !config.SERVICE_DATA_DIR.startsWith('memory://')) {
+    try {
+      await assertDataDirFree(config.SERVICE_DATA_DIR);
+    } catch (e) {
+      if (e instanceof DataDirLockedError) {
+        process.stderr.write(`chat-service: ${e.message}\n`);
+        process.exit(1);
+      }
+      throw e;
+    }
+  }
+  // loaded after the checks above, so a bad configuration or a busy directory is answered at once
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { createApp } = require('./app.factory') as typeof import('./app.factory');
   const started = Date.now();
   const app = await createApp(config);
   await app.listen(config.PORT);

@@ -18,6 +18,11 @@ import { normalizeMimeType } from './attachments.service';
 export const UPLOADS_PREFIX = '/v1/uploads/';
 const FILES_PREFIX = '/files/';
 
+/** The signed-URL routes below: they answer any origin themselves, outside the API's CORS allow-list. */
+export function isSignedUrlPath(path: string): boolean {
+  return path.startsWith(UPLOADS_PREFIX) || path.startsWith(FILES_PREFIX) || path.startsWith(DOWNLOADS_PREFIX);
+}
+
 /** Signed URLs carry no cookies or credentials: any origin may use them (browser uploads, <img>). */
 function allowAnyOrigin(res: Response): void {
   res.setHeader('Access-Control-Allow-Origin', '*');

@@ -112,6 +112,12 @@ describe('loadConfig', () => {
     ['SERVICE_WEBHOOK_AUTO_DISABLE_FAILURES', '0'],
     ['SERVICE_EVENT_RETENTION_DAYS', '0'],
     ['LOG_LEVEL', 'verbose'],
+    ['SERVICE_CORS_ORIGINS', 'app.example.com'],
+    ['SERVICE_CORS_ORIGINS', 'https://app.example.com/chat'],
+    ['SERVICE_CORS_ORIGINS', 'https://app.example.com?x=1'],
+    ['SERVICE_CORS_ORIGINS', 'ftp://files.example.com'],
+    ['SERVICE_CORS_ORIGINS', 'https://*.example.com'],
+    ['SERVICE_CORS_ORIGINS', '*,https://app.example.com'],
   ])('a bad %s (%p) stops start-up with a message naming it', (name, value) => {
     expect(problems({ [name]: value })).toMatch(new RegExp(`^  - ${name} `, 'm'));
   });
@@ -137,6 +143,27 @@ describe('loadConfig', () => {
       'SERVICE_BOOTSTRAP_API_SECRET must look like',
     );
     expect(() => loadConfig({ SERVICE_BOOTSTRAP_API_KEY: 'pk_abcdefgh', SERVICE_BOOTSTRAP_API_SECRET: 'sk_abcdefghijklmnop' })).not.toThrow();
+  });
+
+  it('defaults SERVICE_CORS_ORIGINS to any origin embedded and to none with DATABASE_URL', () => {
+    expect(loadConfig({}).corsOrigins).toBe('*');
+    expect(loadConfig({ DATABASE_URL: 'postgresql://localhost/chat', SERVICE_ENCRYPTION_KEY: KEY }).corsOrigins).toEqual([]);
+    expect(loadConfig({ SERVICE_CORS_ORIGINS: '' }).corsOrigins).toBe('*');
+    expect(loadConfig({ SERVICE_CORS_ORIGINS: ' * ' }).corsOrigins).toBe('*');
+    expect(
+      loadConfig({ DATABASE_URL: 'postgresql://localhost/chat', SERVICE_ENCRYPTION_KEY: KEY, SERVICE_CORS_ORIGINS: '*' }).corsOrigins,
+    ).toBe('*');
+  });
+
+  it('normalizes listed origins the way browsers send them', () => {
+    const c = loadConfig({ SERVICE_CORS_ORIGINS: 'https://App.Example.com/, http://localhost:5173,https://a.example.com:443' });
+    expect(c.corsOrigins).toEqual(['https://app.example.com', 'http://localhost:5173', 'https://a.example.com']);
+  });
+
+  it('names the bad origin', () => {
+    expect(problems({ SERVICE_CORS_ORIGINS: 'https://ok.example.com,https://app.example.com/chat' })).toContain(
+      'SERVICE_CORS_ORIGINS must be * or a comma list of origins like https://app.example.com (scheme://host[:port], no path), got "https://app.example.com/chat"',
+    );
   });
 
   it('requires a bucket for the s3 driver', () => {

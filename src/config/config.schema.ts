@@ -85,6 +85,33 @@ const list: Parser<string[] | undefined> = (v) => {
   return items.length ? items : undefined;
 };
 
+/** Browser origins allowed to call the API: `*` alone, or a comma list of `scheme://host[:port]`. */
+const origins: Parser<'*' | string[] | undefined> = (v) => {
+  const items = v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (!items.length) return undefined;
+  if (items.includes('*')) {
+    if (items.length > 1) throw new ConfigValueError(`must be * alone or a comma list of origins, got "${v}"`);
+    return '*';
+  }
+  return items.map((item) => {
+    if (item.includes('*')) throw new ConfigValueError(`must list exact origins (a wildcard only as * alone), got "${item}"`);
+    let u: URL | undefined;
+    try {
+      u = new URL(item);
+    } catch {
+      u = undefined;
+    }
+    // an origin is scheme://host[:port]: a path, query or credentials mean a URL was pasted
+    if (!u || !['http:', 'https:'].includes(u.protocol) || u.pathname !== '/' || u.search || u.hash || u.username || u.password || /[?#]/.test(item)) {
+      throw new ConfigValueError(`must be * or a comma list of origins like https://app.example.com (scheme://host[:port], no path), got "${item}"`);
+    }
+    return u.origin;
+  });
+};
+
 export const CONFIG_SCHEMA = {
   PORT: { default: '3000', description: 'HTTP port', parse: int(0, 65535) },
   SERVICE_BASE_URL: {
@@ -99,6 +126,10 @@ export const CONFIG_SCHEMA = {
   REDIS_URL: {
     description: 'Redis URL; unset = in-process adapter, queue and rate limiter (one instance)',
     parse: optional(url('redis:', 'rediss:')),
+  },
+  SERVICE_CORS_ORIGINS: {
+    description: 'Browser origins allowed to call REST and Socket.IO: comma list of scheme://host[:port], or * (development); unset = * embedded, none with DATABASE_URL',
+    parse: origins,
   },
   SERVICE_ROLE: {
     default: 'all',
@@ -155,6 +186,8 @@ export interface AppConfig extends Parsed {
   baseUrl: string;
   publicFilesUrl: string;
   embedded: boolean;
+  /** SERVICE_CORS_ORIGINS with its default applied: `*` (any origin) or the allowed origins (maybe none). */
+  corsOrigins: '*' | readonly string[];
 }
 
 export class ConfigError extends Error {}
@@ -200,5 +233,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (problems.length) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   const baseUrl = (parsed.SERVICE_BASE_URL ?? `http://localhost:${parsed.PORT}`).replace(/\/+$/, '');
   const publicFilesUrl = parsed.SERVICE_S3_PUBLIC_URL ?? `${baseUrl}/files/`;
-  return { ...parsed, baseUrl, publicFilesUrl, embedded: !parsed.DATABASE_URL };
+  const embedded = !parsed.DATABASE_URL;
+  const corsOrigins = parsed.SERVICE_CORS_ORIGINS ?? (embedded ? '*' : []);
+  return { ...parsed, baseUrl, publicFilesUrl, embedded, corsOrigins };
 }

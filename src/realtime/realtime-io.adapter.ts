@@ -1,8 +1,10 @@
 import { INestApplicationContext } from '@nestjs/common';
 import { IoAdapter } from '@nestjs/platform-socket.io';
 import { createAdapter } from '@socket.io/redis-adapter';
+import type { IncomingMessage } from 'http';
 import type { Namespace, Server, ServerOptions } from 'socket.io';
 import type { Adapter, Room, SocketId } from 'socket.io-adapter';
+import { CorsOrigins, socketOriginAllowed } from '../common/http/cors';
 import { RedisService } from '../infra/redis/redis.module';
 import { channelRoom, presenceBatchRoom, presenceRoom } from './realtime-events';
 
@@ -40,6 +42,7 @@ export class RealtimeIoAdapter extends IoAdapter {
   constructor(
     app: INestApplicationContext,
     private readonly redis: RedisService,
+    private readonly corsOrigins: CorsOrigins,
   ) {
     super(app);
   }
@@ -48,7 +51,14 @@ export class RealtimeIoAdapter extends IoAdapter {
     const server = super.createIOServer(port, {
       ...options,
       path: '/socket.io',
-      cors: { origin: true, credentials: true },
+      // SERVICE_CORS_ORIGINS, as for REST: CORS headers for long-polling, and an Origin check on every
+      // handshake, since browsers apply no CORS to WebSocket. Credentials stay allowed (the origin is
+      // reflected when any may connect) so a load balancer's affinity cookie reaches long-polling requests.
+      cors: { origin: this.corsOrigins === '*' ? true : [...this.corsOrigins], credentials: true },
+      allowRequest: (req: IncomingMessage, done: (err: string | null | undefined, success: boolean) => void) => {
+        if (socketOriginAllowed(this.corsOrigins, req)) done(null, true);
+        else done(`origin ${req.headers.origin} is not allowed (SERVICE_CORS_ORIGINS)`, false);
+      },
       pingInterval: 20_000,
       pingTimeout: 20_000,
       maxHttpBufferSize: 256 * 1024,

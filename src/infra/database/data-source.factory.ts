@@ -4,6 +4,7 @@ import { types } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../database/migrations';
 import { ENTITIES } from '../../database/entities';
+import { lockDataDir } from './data-dir-lock';
 
 // COUNT(*) and bigint sequence numbers come back as strings by default; every bigint here is
 // far below 2^53 (per-channel seq, counters), so numbers are the honest type.
@@ -22,6 +23,8 @@ export interface DatabaseOptions {
   dataDir: string;
   poolSize?: number;
   logging?: boolean;
+  /** What opens an embedded data directory (`server`, `cli`), named to a second process it turns away. */
+  holder?: string;
 }
 
 const common = (): Pick<DataSourceOptions, 'entities' | 'migrations' | 'synchronize' | 'migrationsRun'> => ({
@@ -55,13 +58,22 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandl
   const { PGlite } = await import('@electric-sql/pglite');
   const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
   const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
-  let dir = opts.dataDir;
-  if (!dir.startsWith('memory://')) {
-    dir = resolve(join(opts.dataDir, 'pg'));
-    mkdirSync(dir, { recursive: true });
-  }
+  const memory = opts.dataDir.startsWith('memory://');
+  // PGlite's files belong to one process (a second one corrupts them or aborts): take the directory first
+  const lock = memory ? undefined : await lockDataDir(opts.dataDir, opts.holder ?? 'server');
+  const dir = memory ? opts.dataDir : resolve(join(opts.dataDir, 'pg'));
+  if (!memory) mkdirSync(dir, { recursive: true });
   const pglite = new PGlite(dir, { extensions: { pg_trgm } });
-  await pglite.waitReady;
+  const closeEngine = async () => {
+    if (!pglite.closed) await pglite.close();
+    lock?.release();
+  };
+  try {
+    await pglite.waitReady;
+  } catch (e) {
+    lock?.release();
+    throw e;
+  }
   const pgConfig = createPgConfig(pglite);
   const dataSource = new DataSource({
     type: 'postgres',
@@ -75,14 +87,13 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandl
     // the pool never drops its one client: the adapter's connection is shared state
     extra: { connection: pgConfig.connection, max: 1, idleTimeoutMillis: 0 },
   });
-  await dataSource.initialize();
-  return {
-    dataSource,
-    embedded: true,
-    closeEngine: async () => {
-      if (!pglite.closed) await pglite.close();
-    },
-  };
+  try {
+    await dataSource.initialize();
+  } catch (e) {
+    await closeEngine().catch(() => lock?.release());
+    throw e;
+  }
+  return { dataSource, embedded: true, closeEngine };
 }
 
 /** Runs pending migrations; on PostgreSQL under an advisory lock so instances starting together take turns. */
