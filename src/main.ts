@@ -1,6 +1,9 @@
 import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
 import { ConfigError, environment, loadConfig } from './config/config.schema';
 import { assertDataDirFree, DataDirLockedError } from './infra/database/data-dir-lock';
+import { Metrics } from './ops/metrics';
+import { unhandledRejectionHandler } from './ops/unhandled-rejections';
 
 const SHUTDOWN_DEADLINE_MS = 9_500;
 
@@ -30,7 +33,11 @@ async function main(): Promise<void> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { createApp } = require('./app.factory') as typeof import('./app.factory');
   const started = Date.now();
+  // before anything starts: a rejection nobody handled is logged and counted, never the end of the process
+  const counting: { metrics?: Metrics } = {};
+  process.on('unhandledRejection', unhandledRejectionHandler(new Logger('Process'), () => counting.metrics));
   const app = await createApp(config);
+  counting.metrics = app.get(Metrics);
   await app.listen(config.PORT);
   process.stdout.write(
     `chat-service (${config.SERVICE_ROLE}) listening on ${config.baseUrl} in ${Date.now() - started} ms ` +

@@ -149,7 +149,8 @@ export const CONFIG_SCHEMA = {
   SERVICE_RATE_LIMIT_MESSAGES_PER_MINUTE: { default: '60', description: 'Sends per user per minute', parse: int(1, 100_000) },
   SERVICE_SOCKET_EVENTS_PER_SECOND: {
     default: '20',
-    description: 'Client events per socket per second (bursts of twice that); beyond it they are refused before any work',
+    description:
+      "Client events per user per second on an instance (bursts of twice that), across the user's sockets; beyond it they are refused before any work",
     parse: int(1, 10_000),
   },
   SERVICE_SOCKETS_PER_USER: { default: '20', description: "A user's sockets per instance; a new one closes the oldest", parse: int(1, 10_000) },

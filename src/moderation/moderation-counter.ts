@@ -1,4 +1,3 @@
-import { AppError } from '../common/errors/app-error';
 import { RedisService } from '../infra/redis/redis.module';
 
 /**
@@ -53,14 +52,20 @@ end
 return count
 `;
 
+/**
+ * Shared by every instance through Redis. While Redis is away (not connected, or a hit fails) the
+ * instance counts on its own, so the rules keep applying (per instance) and sends go on.
+ */
 export class RedisModerationCounter extends ModerationCounter {
   private seq = 0;
+  private readonly local = new MemoryModerationCounter();
 
   constructor(private readonly redis: RedisService) {
     super();
   }
 
   async hit(key: string, windowMs: number, resetAt = 0): Promise<number> {
+    if (!this.redis.ready) return this.local.hit(key, windowMs, resetAt);
     const now = Date.now();
     const member = `${now}:${process.pid}:${++this.seq}:${Math.random().toString(36).slice(2, 8)}`;
     try {
@@ -76,7 +81,7 @@ export class RedisModerationCounter extends ModerationCounter {
         ),
       );
     } catch {
-      throw new AppError('UNAVAILABLE', 'Moderation is unavailable', undefined, 2);
+      return this.local.hit(key, windowMs, resetAt);
     }
   }
 }

@@ -19,6 +19,17 @@ export class Metrics {
     labelNames: ['type'] as const,
     registers: [this.registry],
   });
+  readonly unhandledRejections = new Counter({
+    name: 'process_unhandled_rejections_total',
+    help: 'Promise rejections nobody handled (logged, never fatal), by kind: dependency (a database or Redis away) or other',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+  readonly fanoutFailures = new Counter({
+    name: 'realtime_fanout_failures_total',
+    help: 'Socket.IO emits and room changes that did not reach the other instances (Redis away); local sockets still got them',
+    registers: [this.registry],
+  });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });

@@ -2,10 +2,12 @@ import { INestApplicationContext } from '@nestjs/common';
 import { IoAdapter } from '@nestjs/platform-socket.io';
 import { createAdapter } from '@socket.io/redis-adapter';
 import type { IncomingMessage } from 'http';
+import type Redis from 'ioredis';
 import type { Namespace, Server, ServerOptions } from 'socket.io';
 import type { Adapter, Room, SocketId } from 'socket.io-adapter';
 import { CorsOrigins, socketOriginAllowed } from '../common/http/cors';
 import { RedisService } from '../infra/redis/redis.module';
+import { Metrics } from '../ops/metrics';
 import { channelRoom, presenceBatchRoom, presenceRoom } from './realtime-events';
 
 const CHANNEL_PREFIX = channelRoom('');
@@ -34,6 +36,23 @@ export function withPresenceBatchRooms(adapter: Adapter): Adapter {
 }
 
 /**
+ * The adapter's publishing connection. The Redis adapter delivers to this instance's sockets itself and
+ * publishes for the others without waiting or handling a refusal (`pubClient.publish(...)` in
+ * broadcast, socketsJoin, serverSideEmit...): with Redis away each emit would be an unhandled
+ * rejection. Refusals are counted here instead; the local delivery has happened, only the other
+ * instances miss that emit (what they miss of the event log they fetch through /v1/me/sync).
+ */
+export function publishingWithoutRejections(client: Redis, onRefused: (err: unknown) => void): Redis {
+  const publish = client.publish.bind(client);
+  client.publish = (channel: string | Buffer, message: string | Buffer): Promise<number> =>
+    publish(channel, message).catch((err: unknown) => {
+      onRefused(err);
+      return 0;
+    });
+  return client;
+}
+
+/**
  * Socket.IO with the Redis adapter when REDIS_URL is set (fan-out and room changes reach every
  * instance), the in-memory adapter otherwise; either way with the presence batch rooms above.
  * Long-polling clients need sticky sessions across instances; websocket-only clients do not (see README).
@@ -43,6 +62,7 @@ export class RealtimeIoAdapter extends IoAdapter {
     app: INestApplicationContext,
     private readonly redis: RedisService,
     private readonly corsOrigins: CorsOrigins,
+    private readonly metrics: Metrics,
   ) {
     super(app);
   }
@@ -66,7 +86,11 @@ export class RealtimeIoAdapter extends IoAdapter {
     // socket.io's own in-memory adapter (the class it starts with), or the Redis one
     const InMemory = server.adapter() as typeof Adapter;
     const make = this.redis.enabled
-      ? createAdapter(this.redis.duplicate('socket.io-pub'), this.redis.duplicate('socket.io-sub'), { key: `${this.redis.prefix}socket.io` })
+      ? createAdapter(
+          publishingWithoutRejections(this.redis.duplicate('socket.io-pub'), () => this.metrics.fanoutFailures.inc()),
+          this.redis.duplicate('socket.io-sub'),
+          { key: `${this.redis.prefix}socket.io` },
+        )
       : (nsp: Namespace) => new InMemory(nsp);
     // socket.io calls `new` on this: a function expression, not an arrow
     server.adapter(function presenceAdapter(nsp: Namespace): Adapter {

@@ -18,7 +18,7 @@ import { WorkspaceChanges } from '../workspaces/workspace-changes';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { Batcher } from './batcher';
-import { SocketBudget } from './socket-budget';
+import { OVERRUN_WINDOW_MS, SocketBudget } from './socket-budget';
 import { PresenceCoalescer, presenceModeOf } from './presence.coalescer';
 import { Ack, AppServer, AppSocket, channelRoom, presenceRoom, userRoom } from './realtime-events';
 
@@ -61,8 +61,13 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
   private closing = false;
   /** Channel rooms loaded during the handshake, joined on connection. */
   private readonly rooms = new WeakMap<AppSocket, string[]>();
-  /** Each socket's budget of client events, spent before any other work. */
-  private readonly budgets = new WeakMap<AppSocket, SocketBudget>();
+  /**
+   * Each user's budget of client events on this instance, spent before any other work. It is shared by
+   * the user's sockets (so it bounds each of them too) and kept for a while after the last one closes:
+   * opening more sockets or reconnecting buys no fresh budget, and a user whose socket was closed for
+   * flooding is refused at the handshake until the flood's ten seconds are over.
+   */
+  private readonly budgets = new Map<string, SocketBudget>();
   /** Each user's sockets on this instance, oldest first (at most SERVICE_SOCKETS_PER_USER). */
   private readonly byUser = new Map<string, AppSocket[]>();
   /** Each socket's credentials (its token, until when they hold), checked again when they run out. */
@@ -100,7 +105,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
       const fail = (e: unknown) => {
         const { error } = toAppError(e);
         const err = new Error(error.message) as Error & { data: unknown };
-        const kept = error.code === 'UNAVAILABLE' || error.code === 'BANNED';
+        const kept = error.code === 'UNAVAILABLE' || error.code === 'BANNED' || error.code === 'RATE_LIMITED';
         err.data = errorBody(kept ? error : new AppError('UNAUTHORIZED', error.message));
         next(err);
       };
@@ -108,6 +113,9 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
       this.credentials
         .userSession(token)
         .then(async ({ principal: p, validUntil }) => {
+          // before any query: a user who just flooded does not get to make the handshake's queries again
+          if (this.budgets.get(p.userId)?.exhausted)
+            throw new AppError('RATE_LIMITED', 'Too many events from this user; reconnect later', undefined, OVERRUN_WINDOW_MS / 1000);
           // the channel rooms are known before the handshake completes, so they are joined before the
           // client hears `connect`: nothing emitted to its channels after that can miss it
           const [rooms, banned] = await Promise.all([this.channelRooms(p.userId), this.banned.load(p.userId)]);
@@ -173,13 +181,19 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
     ]).then(() => undefined);
     this.rooms.delete(socket);
     this.watch(socket);
-    this.budgets.set(socket, new SocketBudget(this.config.SERVICE_SOCKET_EVENTS_PER_SECOND));
+    if (!this.budgets.has(userId)) this.budgets.set(userId, new SocketBudget(this.config.SERVICE_SOCKET_EVENTS_PER_SECOND));
     this.keepWithinCap(socket, userId);
     socket.once('disconnect', () => {
       clearTimeout(this.sessions.get(socket)?.timer);
       const mine = this.byUser.get(userId)?.filter((s) => s !== socket) ?? [];
       if (mine.length) this.byUser.set(userId, mine);
-      else this.byUser.delete(userId);
+      else {
+        this.byUser.delete(userId);
+        // the user's budget outlives its last socket by the overrun window: a reconnect finds it spent
+        setTimeout(() => {
+          if (!this.byUser.has(userId)) this.budgets.delete(userId);
+        }, OVERRUN_WINDOW_MS).unref();
+      }
     });
     this.bindHandlers(socket, ready);
     // while the socket is still in its rooms: the presence announcement needs them
@@ -222,17 +236,17 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
   }
 
   /**
-   * Runs a handler and answers the acknowledgement `{ok, data}` / `{ok: false, error}`. The socket's
+   * Runs a handler and answers the acknowledgement `{ok, data}` / `{ok: false, error}`. The user's
    * budget is spent first: beyond it the event is refused (RATE_LIMITED) without being read, and a
    * socket that keeps going is closed.
    */
   private handle(socket: AppSocket, ready: Promise<void>, fn: (payload: unknown) => Promise<unknown>) {
     return (payload: unknown, ack?: (a: Ack) => void) => {
-      const budget = this.budgets.get(socket);
+      const budget = this.budgets.get(socket.data.userId);
       if (budget && !budget.take()) {
         if (budget.exhausted) socket.disconnect(true);
         else if (typeof ack === 'function')
-          ack({ ok: false, error: errorBody(new AppError('RATE_LIMITED', 'Too many events on this socket; slow down', undefined, 1)).error });
+          ack({ ok: false, error: errorBody(new AppError('RATE_LIMITED', 'Too many events; slow down', undefined, 1)).error });
         return;
       }
       ready

@@ -1,4 +1,4 @@
-import { MAX_OVERRUNS, SocketBudget } from './socket-budget';
+import { MAX_OVERRUNS, OVERRUN_WINDOW_MS, SocketBudget } from './socket-budget';
 
 describe('SocketBudget', () => {
   it('allows a burst of twice the rate, then the rate', () => {
@@ -24,5 +24,15 @@ describe('SocketBudget', () => {
       for (let i = 0; i < 8; i++) calm.take(); // 3 over the rate every second: refused, never closed
     }
     expect(calm.exhausted).toBe(false);
+  });
+
+  it('stays exhausted until the ten seconds of its overruns are over, without any further take', () => {
+    let now = 0;
+    const b = new SocketBudget(5, () => now);
+    for (let i = 0; i < 11 + MAX_OVERRUNS; i++) b.take();
+    now += OVERRUN_WINDOW_MS - 1;
+    expect(b.exhausted).toBe(true);
+    now += 2;
+    expect(b.exhausted).toBe(false);
   });
 });

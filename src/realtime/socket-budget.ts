@@ -1,11 +1,12 @@
 /** Refusals within OVERRUN_WINDOW_MS after which a socket is closed: it is not slowing down. */
 export const MAX_OVERRUNS = 100;
-const OVERRUN_WINDOW_MS = 10_000;
+export const OVERRUN_WINDOW_MS = 10_000;
 
 /**
- * A socket's budget of client events: a token bucket of `perSecond` with bursts of twice that, checked
- * before anything else (no parsing, no database). `take()` says whether the event may run; `exhausted`
- * turns true once the socket kept going past MAX_OVERRUNS refusals within ten seconds.
+ * A budget of client events (a user's, shared by the user's sockets on one instance): a token bucket of
+ * `perSecond` with bursts of twice that, checked before anything else (no parsing, no database).
+ * `take()` says whether the event may run; `exhausted` is true once more than MAX_OVERRUNS were refused
+ * within ten seconds, and stays so until those ten seconds are over.
  */
 export class SocketBudget {
   private tokens: number;
@@ -38,6 +39,6 @@ export class SocketBudget {
   }
 
   get exhausted(): boolean {
-    return this.overruns > MAX_OVERRUNS;
+    return this.overruns > MAX_OVERRUNS && this.now() - this.overrunsSince <= OVERRUN_WINDOW_MS;
   }
 }

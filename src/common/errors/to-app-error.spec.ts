@@ -1,4 +1,6 @@
 import { BadRequestException, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
+import { MaxRetriesPerRequestError } from 'ioredis/built/errors';
+import { QueryFailedError, QueryRunnerAlreadyReleasedError } from 'typeorm';
 import { AppError, errorBody, httpStatusOf } from './app-error';
 import { toAppError } from './to-app-error';
 
@@ -55,11 +57,26 @@ describe('toAppError', () => {
       Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
       Object.assign(new Error('the database system is starting up'), { code: '57P03' }),
       Object.assign(new Error('connection failure'), { code: '08006' }),
+      Object.assign(new Error('the database system is shutting down'), { code: '57P03' }),
       new Error('Connection terminated unexpectedly'),
-      new Error('Query runner already released. Cannot run queries anymore.'),
+      new QueryFailedError('SELECT 1', [], new Error('Connection terminated unexpectedly')),
+      new Error('Client was closed and is not queryable'),
+      new QueryRunnerAlreadyReleasedError(),
     ]) {
       const { error, unexpected } = toAppError(err);
       expect([error.code, unexpected]).toEqual(['UNAVAILABLE', true]);
+      expect(error.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    }
+  });
+
+  it('maps Redis away (a command given up after its retries, a closed connection) to 503 UNAVAILABLE', () => {
+    for (const err of [
+      new MaxRetriesPerRequestError(2),
+      new Error('Connection is closed.'),
+      new Error("Stream isn't writeable and enableOfflineQueue options is false"),
+    ]) {
+      const { error } = toAppError(err);
+      expect(error.code).toBe('UNAVAILABLE');
       expect(error.retryAfterSeconds).toBeGreaterThanOrEqual(1);
     }
   });

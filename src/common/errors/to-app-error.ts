@@ -1,19 +1,32 @@
 import { HttpException } from '@nestjs/common';
+import { MaxRetriesPerRequestError } from 'ioredis/built/errors';
+import { QueryRunnerAlreadyReleasedError } from 'typeorm';
 import { AppError, ErrorCode } from './app-error';
 
 /** Driver and framework errors that mean "a dependency is down", not "a bug". */
 const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
 
 /**
- * SQLSTATEs of a database that went away under a request: class 08 (connection exceptions), 57P01-57P03
- * (terminated by an administrator, crash shutdown, cannot connect now): a restart, not a bug.
+ * A database that went away under a request: a restart, not a bug. SQLSTATEs of class 08 (connection
+ * exceptions) and 57P01-57P03 (terminated by an administrator, crash shutdown, cannot connect now);
+ * TypeORM's query runner released under a transaction when its connection failed; node-postgres's own
+ * connection errors, which carry no code, only their fixed messages: the connection lost mid-query, a
+ * client that failed or was closed being queried again.
  */
-function databaseGone(code: unknown, message: string): boolean {
+function databaseGone(err: unknown, code: unknown, message: string): boolean {
   if (typeof code === 'string' && (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03'))
     return true;
-  return /Connection terminated unexpectedly|Client has encountered a connection error|Query runner already released/i.test(
-    message,
-  );
+  if (err instanceof QueryRunnerAlreadyReleasedError) return true;
+  return /Connection terminated unexpectedly|Client has encountered a connection error|Client was closed and is not queryable/.test(message);
+}
+
+/**
+ * ioredis's refusals while Redis is away: a command given up after its reconnection attempts
+ * (MaxRetriesPerRequestError), one issued on a connection that is closed or not writable.
+ */
+function redisGone(err: unknown, message: string): boolean {
+  if (err instanceof MaxRetriesPerRequestError) return true;
+  return /^(Connection is closed\.|Stream isn't writeable and enableOfflineQueue options is false)/.test(message);
 }
 
 /**
@@ -54,7 +67,7 @@ export function toAppError(err: unknown): { error: AppError; unexpected: boolean
   if (/timeout exceeded when trying to connect|Connection terminated due to connection timeout/i.test(message) || e?.code === '53300') {
     return { error: new AppError('UNAVAILABLE', 'The service is overloaded, try again shortly', undefined, 2), unexpected: true };
   }
-  if (databaseGone(e?.code, message)) {
+  if (databaseGone(err, e?.code, message) || redisGone(err, message)) {
     return { error: new AppError('UNAVAILABLE', undefined, undefined, 2), unexpected: true };
   }
   if (typeof e?.code === 'string' && UNSTORABLE_TEXT_STATES.has(e.code)) {

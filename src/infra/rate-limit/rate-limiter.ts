@@ -1,4 +1,3 @@
-import { AppError } from '../../common/errors/app-error';
 import { RedisService } from '../redis/redis.module';
 
 export interface RateDecision {
@@ -60,10 +59,13 @@ type SlidingWindowClient = {
 /**
  * Redis implementation, shared by every instance. The script is defined once on the connection, so
  * each hit sends its SHA (EVALSHA), not its text; ioredis loads it again if Redis lost it (NOSCRIPT).
+ * While Redis is away (not connected, or a hit fails) the instance counts on its own: each instance
+ * then allows up to `limit` per window, and sends go on instead of failing with the limiter.
  */
 export class RedisRateLimiter extends RateLimiter {
   private seq = 0;
   private readonly client: SlidingWindowClient;
+  private readonly local = new MemoryRateLimiter();
 
   constructor(private readonly redis: RedisService) {
     super();
@@ -72,13 +74,15 @@ export class RedisRateLimiter extends RateLimiter {
   }
 
   async hit(key: string, limit: number, windowMs: number): Promise<RateDecision> {
+    // not connected: no waiting in the offline queue for a connection that may take seconds
+    if (!this.redis.ready) return this.local.hit(key, limit, windowMs);
     const now = Date.now();
     const member = `${now}:${process.pid}:${++this.seq}:${Math.random().toString(36).slice(2, 8)}`;
     try {
       const [ok, wait] = await this.client.chatSlidingWindow(`${this.redis.prefix}rl:${key}`, now, windowMs, limit, member);
       return { allowed: ok === 1, retryAfterMs: Math.max(0, wait) };
     } catch {
-      throw new AppError('UNAVAILABLE', 'The rate limiter is unavailable', undefined, 2);
+      return this.local.hit(key, limit, windowMs);
     }
   }
 }

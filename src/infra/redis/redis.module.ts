@@ -24,6 +24,11 @@ export class RedisService implements OnApplicationShutdown {
     return this.client !== null;
   }
 
+  /** The main connection is up: a command now is answered, not queued until Redis comes back. */
+  get ready(): boolean {
+    return this.client?.status === 'ready';
+  }
+
   /** A further connection (subscribers and blocking commands need their own). */
   duplicate(name: string, options: { maxRetriesPerRequest?: number | null } = {}): Redis {
     if (!this.config.REDIS_URL) throw new Error('Redis is not configured');

@@ -1,0 +1,12 @@
+// npm run test:faults: the fault-and-abuse suite (issue 11). Each file starts its own PostgreSQL cluster
+// and Redis on free ports and runs the built service (dist/) as two API instances and a worker, then
+// kills, restarts and floods them. One file at a time: each runs three service processes already.
+const base = require('./jest.config');
+
+/** @type {import('jest').Config} */
+module.exports = {
+  ...base,
+  testMatch: ['<rootDir>/test/faults/**/*.fault-spec.ts'],
+  maxWorkers: 1,
+  testTimeout: 180000,
+};

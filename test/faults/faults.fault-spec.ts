@@ -1,0 +1,32 @@
+import { closeAllSockets } from '../support/socket';
+import { abuse } from './abuse';
+import { postgresRestart } from './postgres-restart';
+import { redisOutage } from './redis-outage';
+import { FaultEnvironment, startEnvironment } from './support/processes';
+
+/**
+ * The fault-and-abuse suite (issue 11): PostgreSQL and Redis of its own on free ports, two API
+ * instances (SERVICE_ROLE=api) and a worker of the built service on them, started once for the whole
+ * suite (start-up is most of its cost on a busy machine). Each part leaves the environment recovered
+ * (that is part of what it asserts); the abuse goes first, on instances that nothing else has strained.
+ */
+describe('faults and abuse', () => {
+  let env: FaultEnvironment | undefined;
+
+  beforeAll(async () => {
+    // the senders of the outage tests are not the abuse under test; the flood is held by the socket budget
+    env = await startEnvironment({ SERVICE_RATE_LIMIT_MESSAGES_PER_MINUTE: '100000' });
+  });
+  afterAll(async () => {
+    closeAllSockets();
+    await env?.stop();
+  });
+
+  const environment = (): FaultEnvironment => {
+    if (!env) throw new Error('the environment did not start');
+    return env;
+  };
+  abuse(environment);
+  redisOutage(environment);
+  postgresRestart(environment);
+});
