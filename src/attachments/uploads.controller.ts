@@ -73,11 +73,11 @@ export class UploadsController {
    */
   @Put('v1/uploads/*key')
   @Auth('public')
-  @ApiParam({ name: 'key', description: 'The object key from presign (`<workspace>/<uuid>/<name>`)' })
-  @ApiQuery({ name: 'expires', description: 'Unix time the URL expires (signed)' })
-  @ApiQuery({ name: 'size', description: 'Declared size in bytes (signed)' })
-  @ApiQuery({ name: 'type', description: 'Declared MIME type (signed)' })
-  @ApiQuery({ name: 'sig', description: 'HMAC-SHA256 signature' })
+  @ApiParam({ name: 'key', type: String, description: 'The object key from presign (`<workspace>/<uuid>/<name>`)' })
+  @ApiQuery({ name: 'expires', type: 'integer', description: 'Unix time the URL expires (signed)' })
+  @ApiQuery({ name: 'size', type: 'integer', description: 'Declared size in bytes (signed)' })
+  @ApiQuery({ name: 'type', type: String, description: 'Declared MIME type (signed)' })
+  @ApiQuery({ name: 'sig', type: String, description: 'HMAC-SHA256 signature' })
   @ApiOperation({ operationId: 'uploadFile', summary: 'Upload a file to a presigned URL (local driver)' })
   @ApiConsumes('application/octet-stream')
   @ApiBody({ description: 'The bytes, sent with the Content-Type declared at presign', schema: { type: 'string', format: 'binary' } })
@@ -137,7 +137,7 @@ export class UploadsController {
    */
   @Get('files/*key')
   @Auth('public')
-  @ApiParam({ name: 'key', description: 'The object key' })
+  @ApiParam({ name: 'key', type: String, description: 'The object key' })
   @ApiOperation({ operationId: 'getFile', summary: 'Get a stored file' })
   @ApiOkResponse({ description: 'The file, with its declared Content-Type (local driver)', content: BINARY })
   @ApiFoundResponse({
@@ -191,11 +191,11 @@ export class UploadsController {
    */
   @Get('v1/downloads/*key')
   @Auth('public')
-  @ApiParam({ name: 'key', description: 'The object key' })
-  @ApiQuery({ name: 'expires', description: 'Unix time the URL expires (signed)' })
-  @ApiQuery({ name: 'type', description: 'The Content-Type of the answer (signed)' })
-  @ApiQuery({ name: 'name', description: 'The file name of the answer (signed)' })
-  @ApiQuery({ name: 'sig', description: 'HMAC-SHA256 signature' })
+  @ApiParam({ name: 'key', type: String, description: 'The object key' })
+  @ApiQuery({ name: 'expires', type: 'integer', description: 'Unix time the URL expires (signed)' })
+  @ApiQuery({ name: 'type', type: String, description: 'The Content-Type of the answer (signed)' })
+  @ApiQuery({ name: 'name', type: String, description: 'The file name of the answer (signed)' })
+  @ApiQuery({ name: 'sig', type: String, description: 'HMAC-SHA256 signature' })
   @ApiOperation({ operationId: 'downloadFile', summary: 'Download through a signed URL (local driver)' })
   @ApiOkResponse({ description: 'The object, with the signed Content-Type', content: BINARY })
   @ApiErrors({

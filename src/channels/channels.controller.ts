@@ -53,10 +53,10 @@ export class ChannelsController {
     description: `Filters combine: \`member\`, \`type\`, and up to ${MAX_METADATA_FILTERS} \`metadata.<key>=<value>\` parameters (channels whose metadata has that top-level key with exactly that string value), e.g. \`GET /v1/channels?metadata.team=red&type=group\`.`,
   })
   @ApiOkResponse({ type: ChannelListDto })
-  @ApiQuery({ name: 'member', required: false, description: 'Only channels this user (external id) belongs to.' })
+  @ApiQuery({ name: 'member', required: false, type: String, description: 'Only channels this user (external id) belongs to.' })
   @ApiQuery({ name: 'type', required: false, enum: ['direct', 'group'] })
   @ApiQuery({ name: 'limit', required: false, schema: LIMIT_PROPERTY })
-  @ApiQuery({ name: 'before', required: false, description: 'The next_cursor of the previous page.' })
+  @ApiQuery({ name: 'before', required: false, type: String, description: 'The next_cursor of the previous page.' })
   @ApiErrors({ 400: `VALIDATION_ERROR: a bad limit, type or cursor, an unknown parameter, more than ${MAX_METADATA_FILTERS} metadata filters` })
   list(@CurrentPrincipal() p: BackendPrincipal, @Query(ChannelListQueryPipe) q: ChannelListQuery): Promise<ChannelListDto> {
     return this.channels.list(p.workspaceId, q);

@@ -20,7 +20,7 @@ export class HealthController {
   /** The process is up. */
   @Get('healthz')
   @ApiOperation({ operationId: 'getHealth', summary: 'Liveness probe' })
-  @ApiOkResponse({ type: HealthDto })
+  @ApiOkResponse({ type: HealthDto, description: 'The process is up' })
   healthz(): HealthDto {
     return { status: 'ok' };
   }

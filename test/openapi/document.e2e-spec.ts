@@ -88,7 +88,7 @@ describe('OpenAPI: the document at /docs-json', () => {
     expect(problems).toEqual([]);
   });
 
-  it('types every JSON answer and documents every error with the Error schema', () => {
+  it('types every parameter and JSON answer, and documents every error with the Error schema', () => {
     const problems: string[] = [];
     for (const { method, path, op } of operationsOf(doc)) {
       for (const [status, response] of Object.entries(op.responses)) {
@@ -100,6 +100,9 @@ describe('OpenAPI: the document at /docs-json', () => {
       }
       if (!Object.keys(op.responses).some((s) => s.startsWith('2')))
         problems.push(`${method} ${path}: no success answer`);
+      for (const p of op.parameters ?? [])
+        if (!p.schema?.type && !p.schema?.$ref)
+          problems.push(`${method} ${path}: parameter ${p.name} has no type`);
       const auth = op.security?.length ?? 0;
       if (auth && !(op.responses['401'] && op.responses['403']))
         problems.push(`${method} ${path}: no 401/403`);

@@ -131,7 +131,8 @@ function takesJson(op: OperationObject): boolean {
 /**
  * The errors every route can answer before or around its handler, from the global middleware of
  * createApp: 400 from input checks (a body that is not JSON, NUL bytes, nesting), 413/415 from body
- * parsing on routes that take a JSON body, 500 for a bug and 503 while the database or Redis is down.
+ * parsing on routes that take a JSON body, 500 for a bug and 503 while the database or Redis is down
+ * (not on the probes, which report that themselves).
  * A route's own description of a status (its @ApiErrors) is kept.
  */
 export function documentEdgeErrors(document: OpenAPIObject): void {
@@ -154,6 +155,8 @@ export function documentEdgeErrors(document: OpenAPIObject): void {
       );
     }
     add(op.responses, 500, 'INTERNAL: an unexpected error (never a stack trace or SQL)');
-    add(op.responses, 503, 'UNAVAILABLE: the database or Redis is down; Retry-After in seconds');
+    // the probes answer for themselves (readyz documents its own 503)
+    if (!op.tags?.includes('operations'))
+      add(op.responses, 503, 'UNAVAILABLE: the database or Redis is down; Retry-After in seconds');
   }
 }
