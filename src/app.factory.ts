@@ -1,7 +1,7 @@
 import { INestApplication, Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import { json } from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
@@ -11,6 +11,7 @@ import { SECURITY } from './common/auth/auth.decorator';
 import { sendError } from './common/errors/app-exception.filter';
 import { createValidationPipe } from './common/errors/validation';
 import { restCors } from './common/http/cors';
+import { buildOpenApiDocument } from './common/http/openapi';
 import { requestIdMiddleware } from './common/http/request-id';
 import { requestLogMiddleware, rootLogger } from './common/http/request-log';
 import type { AppConfig } from './config/config.schema';
@@ -60,21 +61,7 @@ export async function createApp(config: AppConfig, opts: { logs?: boolean } = {}
 }
 
 export function setupOpenApi(app: INestApplication, config: AppConfig): void {
-  const doc = new DocumentBuilder()
-    .setTitle('chat-service')
-    .setDescription(
-      'Hosted real-time chat back end. Backends call it with a workspace key pair (Bearer pk_…:sk_… or Basic); ' +
-        "end users' apps call it with short-lived HS256 user JWTs. Errors always have the shape " +
-        '{"error": {"code", "message", "details"?, "request_id"}}.',
-    )
-    .setVersion(VERSION)
-    .addServer(config.baseUrl)
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Workspace key pair: `Bearer pk_…:sk_…`' }, SECURITY.workspaceKey)
-    .addBasicAuth({ type: 'http', scheme: 'basic', description: 'Workspace key pair as HTTP Basic (pk_… / sk_…)' }, SECURITY.workspaceBasic)
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'User JWT (HS256, kid = api key)' }, SECURITY.userJwt)
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Operator token (SERVICE_ADMIN_TOKEN)' }, SECURITY.adminToken)
-    .build();
-  const document = SwaggerModule.createDocument(app, doc);
+  const document = buildOpenApiDocument(app, { version: VERSION, serverUrl: config.baseUrl });
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', customSiteTitle: 'chat-service API' });
 }
 

@@ -1,8 +1,19 @@
 import { Controller, Get, Inject, Logger, Options, Put, Req, Res } from '@nestjs/common';
-import { ApiExcludeEndpoint, ApiOkResponse, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiExcludeEndpoint,
+  ApiFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Auth } from '../common/auth/auth.decorator';
 import { AppError } from '../common/errors/app-error';
+import { ApiErrors } from '../common/errors/api-errors';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { DOWNLOADS_PREFIX, LocalObjectStorage, UploadSizeError } from '../infra/storage/local.storage';
@@ -22,6 +33,9 @@ const FILES_PREFIX = '/files/';
 export function isSignedUrlPath(path: string): boolean {
   return path.startsWith(UPLOADS_PREFIX) || path.startsWith(FILES_PREFIX) || path.startsWith(DOWNLOADS_PREFIX);
 }
+
+/** The body of the file routes: any bytes, with the type declared at presign. */
+const BINARY = { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } };
 
 /** Signed URLs carry no cookies or credentials: any origin may use them (browser uploads, <img>). */
 function allowAnyOrigin(res: Response): void {
@@ -64,13 +78,20 @@ export class UploadsController {
    */
   @Put('v1/uploads/*key')
   @Auth('public')
-  @ApiParam({ name: 'key', description: 'The object key from presign (`<workspace>/<uuid>/<name>`)' })
-  @ApiQuery({ name: 'expires', description: 'Unix time the URL expires (signed)' })
-  @ApiQuery({ name: 'size', description: 'Declared size in bytes (signed)' })
-  @ApiQuery({ name: 'type', description: 'Declared MIME type (signed)' })
-  @ApiQuery({ name: 'sig', description: 'HMAC-SHA256 signature' })
-  @ApiOkResponse({
-    description: 'Stored (ETag header). 400 wrong Content-Type/Content-Length, 403 expired or altered URL.',
+  @ApiParam({ name: 'key', type: String, description: 'The object key from presign (`<workspace>/<uuid>/<name>`)' })
+  @ApiQuery({ name: 'expires', type: 'integer', description: 'Unix time the URL expires (signed)' })
+  @ApiQuery({ name: 'size', type: 'integer', description: 'Declared size in bytes (signed)' })
+  @ApiQuery({ name: 'type', type: String, description: 'Declared MIME type (signed)' })
+  @ApiQuery({ name: 'sig', type: String, description: 'HMAC-SHA256 signature' })
+  @ApiOperation({ operationId: 'uploadFile', summary: 'Upload a file to a presigned URL (local driver)' })
+  @ApiConsumes('application/octet-stream')
+  @ApiBody({ description: 'The bytes, sent with the Content-Type declared at presign', schema: { type: 'string', format: 'binary' } })
+  @ApiOkResponse({ description: 'Stored', headers: { ETag: { description: 'The stored object', schema: { type: 'string' } } } })
+  @ApiErrors({
+    400: 'VALIDATION_ERROR: a Content-Type or Content-Length other than declared at presign, or fewer bytes than declared',
+    403: 'FORBIDDEN: an expired or altered URL, or one whose workspace was deleted',
+    404: 'NOT_FOUND: the storage driver is not local',
+    413: 'ATTACHMENT_TOO_LARGE: over SERVICE_MAX_ATTACHMENT_SIZE_BYTES',
   })
   async upload(@Req() req: Request, @Res() res: Response): Promise<void> {
     const storage = this.storage;
@@ -121,10 +142,14 @@ export class UploadsController {
    */
   @Get('files/*key')
   @Auth('public')
-  @ApiParam({ name: 'key', description: 'The object key' })
-  @ApiOkResponse({
-    description: 'The file (local driver), or a 302 to a short-lived signed GET in the bucket (s3 driver)',
+  @ApiParam({ name: 'key', type: String, description: 'The object key' })
+  @ApiOperation({ operationId: 'getFile', summary: 'Get a stored file' })
+  @ApiOkResponse({ description: 'The file, with its declared Content-Type (local driver)', content: BINARY })
+  @ApiFoundResponse({
+    description: 'A short-lived signed GET in the bucket (s3 driver)',
+    headers: { Location: { description: 'The signed URL', schema: { type: 'string', format: 'uri' } } },
   })
+  @ApiErrors({ 404: 'NOT_FOUND: no such file' })
   async file(@Req() req: Request, @Res() res: Response): Promise<void> {
     const key = decodeKeyPath(req.path.slice(FILES_PREFIX.length));
     const row = key ? await this.uploads.findByKey(key) : null;
@@ -171,12 +196,17 @@ export class UploadsController {
    */
   @Get('v1/downloads/*key')
   @Auth('public')
-  @ApiParam({ name: 'key', description: 'The object key' })
-  @ApiQuery({ name: 'expires', description: 'Unix time the URL expires (signed)' })
-  @ApiQuery({ name: 'type', description: 'The Content-Type of the answer (signed)' })
-  @ApiQuery({ name: 'name', description: 'The file name of the answer (signed)' })
-  @ApiQuery({ name: 'sig', description: 'HMAC-SHA256 signature' })
-  @ApiOkResponse({ description: 'The object. 403 expired or altered URL, 404 no such object.' })
+  @ApiParam({ name: 'key', type: String, description: 'The object key' })
+  @ApiQuery({ name: 'expires', type: 'integer', description: 'Unix time the URL expires (signed)' })
+  @ApiQuery({ name: 'type', type: String, description: 'The Content-Type of the answer (signed)' })
+  @ApiQuery({ name: 'name', type: String, description: 'The file name of the answer (signed)' })
+  @ApiQuery({ name: 'sig', type: String, description: 'HMAC-SHA256 signature' })
+  @ApiOperation({ operationId: 'downloadFile', summary: 'Download through a signed URL (local driver)' })
+  @ApiOkResponse({ description: 'The object, with the signed Content-Type', content: BINARY })
+  @ApiErrors({
+    403: 'FORBIDDEN: an expired or altered URL',
+    404: 'NOT_FOUND: no such object, or the storage driver is not local',
+  })
   async download(@Req() req: Request, @Res() res: Response): Promise<void> {
     const storage = this.storage;
     if (!(storage instanceof LocalObjectStorage)) throw AppError.notFound('Download');

@@ -1,21 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiForbiddenResponse,
-  ApiNoContentResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth } from '../common/auth/auth.decorator';
 import { BackendPrincipal, CurrentPrincipal, UserPrincipal } from '../common/auth/principal';
-import { ErrorResponseDto } from '../common/errors/error-response.dto';
+import { ApiErrors, BAD_EXTERNAL_ID, BAD_PAGE, NO_CHANNEL, NO_USER } from '../common/errors/api-errors';
 import { ExternalIdPipe } from '../users/external-id.pipe';
 import { BansService } from './bans.service';
 import { BanDto, BanListDto, BanListQueryDto, BanViewDto, ChannelBanDto } from './dto/ban.dto';
 
-const NO_USER = 'NOT_FOUND: no such user in the workspace';
-const NO_CHANNEL = 'NOT_FOUND: no such channel in the workspace';
+const BAD_BAN = 'VALIDATION_ERROR: a reason over 500 characters, a duration_seconds out of range';
 const ADMIN_ONLY =
   'FORBIDDEN: the caller is not an admin of the group (bans are set in groups); NOT_A_MEMBER: the caller is not in the channel';
 
@@ -33,8 +25,10 @@ export class BansController {
   @Post('users/:external_id/ban')
   @HttpCode(200)
   @Auth('backend')
+  @ApiOperation({ operationId: 'banUser', summary: 'Ban a user workspace-wide' })
+  @ApiBody({ type: BanDto, required: false })
   @ApiOkResponse({ type: BanViewDto })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: NO_USER })
+  @ApiErrors({ 400: `${BAD_EXTERNAL_ID}; ${BAD_BAN}`, 404: NO_USER })
   banUser(
     @CurrentPrincipal() p: BackendPrincipal,
     @Param('external_id', ExternalIdPipe) externalId: string,
@@ -47,19 +41,22 @@ export class BansController {
   @Delete('users/:external_id/ban')
   @HttpCode(204)
   @Auth('backend')
-  @ApiNoContentResponse()
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: NO_USER })
+  @ApiOperation({ operationId: 'unbanUser', summary: 'Lift a workspace-wide ban' })
+  @ApiNoContentResponse({ description: 'Lifted' })
+  @ApiErrors({ 400: BAD_EXTERNAL_ID, 404: NO_USER })
   async unbanUser(
     @CurrentPrincipal() p: BackendPrincipal,
     @Param('external_id', ExternalIdPipe) externalId: string,
-  ) {
+  ): Promise<void> {
     await this.bans.unbanUser(p.workspaceId, externalId);
   }
 
   /** Bans in force, newest first; `channel` narrows to one channel's bans. */
   @Get('bans')
   @Auth('backend')
+  @ApiOperation({ operationId: 'listBans', summary: 'List bans in force' })
   @ApiOkResponse({ type: BanListDto })
+  @ApiErrors({ 400: BAD_PAGE })
   list(@CurrentPrincipal() p: BackendPrincipal, @Query() q: BanListQueryDto): Promise<BanListDto> {
     return this.bans.list(p.workspaceId, q);
   }
@@ -68,12 +65,9 @@ export class BansController {
   @Post('channels/:id/bans')
   @HttpCode(200)
   @Auth('backend')
+  @ApiOperation({ operationId: 'banUserInChannel', summary: 'Ban a user from a channel' })
   @ApiOkResponse({ type: BanViewDto })
-  @ApiBadRequestResponse({
-    type: ErrorResponseDto,
-    description: 'VALIDATION_ERROR: e.g. an unknown user_external_id',
-  })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: NO_CHANNEL })
+  @ApiErrors({ 400: `VALIDATION_ERROR: an unknown user_external_id; ${BAD_BAN}`, 404: NO_CHANNEL })
   banInChannel(
     @CurrentPrincipal() p: BackendPrincipal,
     @Param('id') channelRef: string,
@@ -86,13 +80,14 @@ export class BansController {
   @Delete('channels/:id/bans/:external_id')
   @HttpCode(204)
   @Auth('backend')
-  @ApiNoContentResponse()
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: `${NO_CHANNEL}; or no such user` })
+  @ApiOperation({ operationId: 'unbanUserInChannel', summary: "Lift a user's ban from a channel" })
+  @ApiNoContentResponse({ description: 'Lifted' })
+  @ApiErrors({ 400: BAD_EXTERNAL_ID, 404: `${NO_CHANNEL}; or no such user` })
   async unbanInChannel(
     @CurrentPrincipal() p: BackendPrincipal,
     @Param('id') channelRef: string,
     @Param('external_id', ExternalIdPipe) externalId: string,
-  ) {
+  ): Promise<void> {
     await this.bans.unbanInChannel(p, channelRef, externalId);
   }
 
@@ -100,13 +95,13 @@ export class BansController {
   @Post('me/channels/:id/bans')
   @HttpCode(200)
   @Auth('user')
+  @ApiOperation({ operationId: 'banUserInMyChannel', summary: 'Ban a user from a group as its admin' })
   @ApiOkResponse({ type: BanViewDto })
-  @ApiBadRequestResponse({
-    type: ErrorResponseDto,
-    description: 'VALIDATION_ERROR: an unknown user_external_id, or yourself',
+  @ApiErrors({
+    400: `VALIDATION_ERROR: an unknown user_external_id, or yourself; ${BAD_BAN}`,
+    403: ADMIN_ONLY,
+    404: NO_CHANNEL,
   })
-  @ApiForbiddenResponse({ type: ErrorResponseDto, description: ADMIN_ONLY })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: NO_CHANNEL })
   banInMyChannel(
     @CurrentPrincipal() p: UserPrincipal,
     @Param('id') channelRef: string,
@@ -119,14 +114,17 @@ export class BansController {
   @Delete('me/channels/:id/bans/:external_id')
   @HttpCode(204)
   @Auth('user')
-  @ApiNoContentResponse()
-  @ApiForbiddenResponse({ type: ErrorResponseDto, description: ADMIN_ONLY })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: `${NO_CHANNEL}; or no such user` })
+  @ApiOperation({
+    operationId: 'unbanUserInMyChannel',
+    summary: "Lift a user's ban from a group as its admin",
+  })
+  @ApiNoContentResponse({ description: 'Lifted' })
+  @ApiErrors({ 400: BAD_EXTERNAL_ID, 403: ADMIN_ONLY, 404: `${NO_CHANNEL}; or no such user` })
   async unbanInMyChannel(
     @CurrentPrincipal() p: UserPrincipal,
     @Param('id') channelRef: string,
     @Param('external_id', ExternalIdPipe) externalId: string,
-  ) {
+  ): Promise<void> {
     await this.bans.unbanInChannel(p, channelRef, externalId);
   }
 }

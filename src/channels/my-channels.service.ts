@@ -4,7 +4,7 @@ import type { UserPrincipal } from '../common/auth/principal';
 import { decodeTimeIdCursor, pageOf } from '../common/pagination';
 import { exactTime } from '../infra/database/sql';
 import { prepared } from '../infra/database/prepared';
-import { iso } from '../common/time';
+import { isoNotNull } from '../common/time';
 import { MessageViews } from '../messages/message-view.service';
 import { HIDDEN_NOW, MUTED_UNTIL_SHOWN } from './channel-state.sql';
 import { CHANNEL_COLUMNS, ChannelRow, ChannelsRepository } from './channels.repository';
@@ -146,7 +146,7 @@ export class MyChannelsService {
         role: row.type === 'direct' ? null : row.my_role,
         unread_count: row.unread_count,
         mention_unread_count: row.mention_unread_count,
-        last_read_at: iso(row.last_read_at),
+        last_read_at: isoNotNull(row.last_read_at),
         last_message: row.last_message_id ? (lastById.get(row.last_message_id) ?? null) : null,
         muted_until: row.muted_until,
         hidden: row.hidden,

@@ -1,14 +1,8 @@
 import { Controller, Get, Param } from '@nestjs/common';
-import {
-  ApiForbiddenResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiTags,
-  ApiUnauthorizedResponse,
-} from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth } from '../common/auth/auth.decorator';
 import { BackendPrincipal, CurrentPrincipal } from '../common/auth/principal';
-import { ErrorResponseDto } from '../common/errors/error-response.dto';
+import { ApiErrors } from '../common/errors/api-errors';
 import { ErasureDto } from './dto/erasure.dto';
 import { ErasureService } from './erasure.service';
 
@@ -21,16 +15,9 @@ export class ErasuresController {
 
   /** How far the erasure job is: `pending` with the messages erased so far, then `done`. */
   @Get(':id')
+  @ApiOperation({ operationId: 'getErasure', summary: 'Get the progress of a user erasure' })
   @ApiOkResponse({ type: ErasureDto })
-  @ApiUnauthorizedResponse({
-    type: ErrorResponseDto,
-    description: 'UNAUTHORIZED: missing or invalid credentials',
-  })
-  @ApiForbiddenResponse({
-    type: ErrorResponseDto,
-    description: 'FORBIDDEN: a user token (erasures take the workspace key)',
-  })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'NOT_FOUND: no such erasure in the workspace' })
+  @ApiErrors({ 404: 'NOT_FOUND: no such erasure in the workspace' })
   get(@CurrentPrincipal() p: BackendPrincipal, @Param('id') id: string): Promise<ErasureDto> {
     return this.erasures.get(p.workspaceId, id);
   }

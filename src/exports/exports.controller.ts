@@ -1,23 +1,14 @@
 import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import {
-  ApiAcceptedResponse,
-  ApiForbiddenResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiTags,
-  ApiUnauthorizedResponse,
-} from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth } from '../common/auth/auth.decorator';
 import { BackendPrincipal, CurrentPrincipal } from '../common/auth/principal';
-import { ErrorResponseDto } from '../common/errors/error-response.dto';
+import { ApiErrors } from '../common/errors/api-errors';
 import { uuidParam } from '../common/http/uuid-param';
 import { ExternalIdPipe } from '../users/external-id.pipe';
 import { ExportDto, ExportRequestedDto } from './dto/export.dto';
 import { ExportsService } from './exports.service';
 
 const EXPORT_ID = uuidParam('Export');
-const UNAUTHORIZED = 'UNAUTHORIZED: missing or invalid credentials';
-const FORBIDDEN = 'FORBIDDEN: a user token (exports take the workspace key)';
 
 /** CONTRACT §20: user data exports (the backend key only). */
 @ApiTags('exports')
@@ -32,10 +23,12 @@ export class ExportsController {
    */
   @Post('users/:external_id/exports')
   @HttpCode(202)
+  @ApiOperation({ operationId: 'requestUserExport', summary: "Request an export of a user's data" })
   @ApiAcceptedResponse({ type: ExportRequestedDto })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: UNAUTHORIZED })
-  @ApiForbiddenResponse({ type: ErrorResponseDto, description: FORBIDDEN })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'NOT_FOUND: no such user in the workspace' })
+  @ApiErrors({
+    400: 'VALIDATION_ERROR: the external_id is not 1-128 characters without spaces, slashes, ?, # or %',
+    404: 'NOT_FOUND: no such user in the workspace',
+  })
   request(
     @CurrentPrincipal() p: BackendPrincipal,
     @Param('external_id', ExternalIdPipe) externalId: string,
@@ -45,13 +38,10 @@ export class ExportsController {
 
   /** The export's state; once ready, a `download_url` signed afresh on every call. */
   @Get('exports/:id')
+  @ApiOperation({ operationId: 'getExport', summary: 'Get an export and its download URL' })
   @ApiOkResponse({ type: ExportDto })
-  @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: UNAUTHORIZED })
-  @ApiForbiddenResponse({ type: ErrorResponseDto, description: FORBIDDEN })
-  @ApiNotFoundResponse({
-    type: ErrorResponseDto,
-    description:
-      "NOT_FOUND: no such export in the workspace (another workspace's, or deleted after expires_at)",
+  @ApiErrors({
+    404: "NOT_FOUND: no such export in the workspace (another workspace's, or deleted after expires_at)",
   })
   get(@CurrentPrincipal() p: BackendPrincipal, @Param('id', EXPORT_ID) id: string): Promise<ExportDto> {
     return this.exports.get(p.workspaceId, id);

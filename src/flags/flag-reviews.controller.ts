@@ -1,8 +1,8 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth } from '../common/auth/auth.decorator';
 import { BackendPrincipal, CurrentPrincipal } from '../common/auth/principal';
-import { ErrorResponseDto } from '../common/errors/error-response.dto';
+import { ApiErrors } from '../common/errors/api-errors';
 import { FlagQueueQueryDto, ResolveFlagDto } from './dto/flag.dto';
 import { FlagEntryDto, FlagEntryPageDto } from './dto/flag-response.dto';
 import { FlagReviewsService } from './flag-reviews.service';
@@ -20,11 +20,9 @@ export class FlagReviewsController {
    * `next_cursor`. A flag of a target whose entry was resolved opens a new entry.
    */
   @Get()
+  @ApiOperation({ operationId: 'listFlags', summary: 'List the flag review queue' })
   @ApiOkResponse({ type: FlagEntryPageDto })
-  @ApiBadRequestResponse({
-    type: ErrorResponseDto,
-    description: 'VALIDATION_ERROR: a bad status, limit or cursor',
-  })
+  @ApiErrors({ 400: 'VALIDATION_ERROR: a bad status, limit or cursor' })
   list(@CurrentPrincipal() p: BackendPrincipal, @Query() q: FlagQueueQueryDto): Promise<FlagEntryPageDto> {
     return this.reviews.list(p, q);
   }
@@ -36,15 +34,11 @@ export class FlagReviewsController {
    */
   @Post(':id/resolve')
   @HttpCode(200)
+  @ApiOperation({ operationId: 'resolveFlag', summary: 'Resolve a flag review entry' })
   @ApiOkResponse({ type: FlagEntryDto })
-  @ApiBadRequestResponse({
-    type: ErrorResponseDto,
-    description:
-      'VALIDATION_ERROR: an unknown action; unsend_message on a user entry; duration_seconds with an action that is not a ban',
-  })
-  @ApiNotFoundResponse({
-    type: ErrorResponseDto,
-    description: 'NOT_FOUND: no such entry in the workspace; a ban of a message whose author was deleted',
+  @ApiErrors({
+    400: 'VALIDATION_ERROR: an unknown action; unsend_message on a user entry; duration_seconds with an action that is not a ban',
+    404: 'NOT_FOUND: no such entry in the workspace; a ban of a message whose author was deleted',
   })
   resolve(
     @CurrentPrincipal() p: BackendPrincipal,

@@ -1,40 +1,32 @@
 import { applyDecorators, Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiCreatedResponse,
-  ApiForbiddenResponse,
-  ApiOkResponse,
-  ApiTags,
-  ApiTooManyRequestsResponse,
-} from '@nestjs/swagger';
-import { ErrorResponseDto } from '../common/errors/error-response.dto';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Auth } from '../common/auth/auth.decorator';
 import { BackendPrincipal, CurrentPrincipal, WorkspacePrincipal } from '../common/auth/principal';
+import { ApiErrors, BAD_PAGE, NO_CHANNEL, NO_MESSAGE, NOT_A_MEMBER } from '../common/errors/api-errors';
 import { HistoryQueryDto } from './dto/history-query.dto';
 import { MessageDto, MessagePageDto } from './dto/message.dto';
 import { BackendSendMessageDto, EditMessageDto, SendMessageDto } from './dto/send-message.dto';
 import { MessageHistoryService } from './message-history.service';
 import { MessagesService, SendResult } from './messages.service';
 
-/** The answers of both send forms (OpenAPI). */
+/** The answers of both send forms (OpenAPI), in the contract's order of checks. */
 function SendResponses() {
   return applyDecorators(
-    ApiCreatedResponse({ type: MessageDto }),
-    ApiOkResponse({ type: MessageDto, description: 'An idempotent replay: the original message' }),
-    ApiBadRequestResponse({
-      type: ErrorResponseDto,
-      description:
-        'VALIDATION_ERROR: e.g. a thread_id that is unknown, in another channel or itself a reply; metadata over 4 KiB',
+    ApiCreatedResponse({ type: MessageDto, description: 'The new message' }),
+    ApiOkResponse({
+      type: MessageDto,
+      description: 'An idempotent replay: the original message; no events fire',
+      headers: { 'Idempotent-Replayed': { description: 'Always `true`', schema: { type: 'string', enum: ['true'] } } },
     }),
-    ApiForbiddenResponse({
-      type: ErrorResponseDto,
-      description:
-        'NOT_A_MEMBER, MUTED, BANNED (workspace-wide or in this channel), or CHANNEL_FROZEN (a user in a frozen channel)',
-    }),
-    ApiTooManyRequestsResponse({
-      type: ErrorResponseDto,
-      description: "RATE_LIMITED, or SLOW_MODE (the channel's slow mode); Retry-After in seconds",
+    ApiErrors({
+      400: 'VALIDATION_ERROR: empty content without an attachment, an attachment_url outside the public URL, an unknown parent, thread_id or mention, a thread_id in another channel or itself a reply, metadata over 4 KiB',
+      403: 'NOT_A_MEMBER, MUTED, BANNED (workspace-wide or in this channel), or CHANNEL_FROZEN (a user in a frozen channel)',
+      404: NO_CHANNEL,
+      413: 'MESSAGE_TOO_LARGE: content over SERVICE_MAX_MESSAGE_SIZE_BYTES (UTF-8 bytes)',
+      415: 'UNSUPPORTED_MEDIA_TYPE: an attachment of a type that is not allowed',
+      422: 'MESSAGE_REJECTED: moderation refused the content',
+      429: "RATE_LIMITED, or SLOW_MODE (the channel's slow mode); Retry-After in seconds",
     }),
   );
 }
@@ -50,25 +42,27 @@ export class MessagesController {
   /** Send as the JWT's user, or as `user_external_id` with a workspace key. 201; an idempotent replay 200. */
   @Post('channels/:id/messages')
   @Auth('any')
+  @ApiOperation({ operationId: 'sendMessage', summary: 'Send a message' })
   @SendResponses()
   async send(
     @CurrentPrincipal() p: WorkspacePrincipal,
     @Param('id') channelRef: string,
     @Body() dto: SendMessageDto,
     @Res({ passthrough: true }) res: Response,
-  ) {
+  ): Promise<MessageDto> {
     return answer(res, await this.messages.send(p, channelRef, dto));
   }
 
   /** The backend form: the channel in `channel_id`; `system: true` sends a system message. */
   @Post('messages')
   @Auth('backend')
+  @ApiOperation({ operationId: 'sendBackendMessage', summary: 'Send a message (backend form, system messages)' })
   @SendResponses()
   async sendBackend(
     @CurrentPrincipal() p: BackendPrincipal,
     @Body() dto: BackendSendMessageDto,
     @Res({ passthrough: true }) res: Response,
-  ) {
+  ): Promise<MessageDto> {
     const { channel_id, system, ...body } = dto;
     return answer(res, await this.messages.send(p, channel_id, body, system === true));
   }
@@ -76,31 +70,40 @@ export class MessagesController {
   /** Newest first; `before` pages back, `after` (cursor or RFC 3339 time) catches up oldest first. */
   @Get('channels/:id/messages')
   @Auth('any')
+  @ApiOperation({ operationId: 'listMessages', summary: "List a channel's messages" })
   @ApiOkResponse({ type: MessagePageDto })
+  @ApiErrors({ 400: `${BAD_PAGE}; an after that is neither a cursor nor a time`, 403: NOT_A_MEMBER, 404: NO_CHANNEL })
   list(
     @CurrentPrincipal() p: WorkspacePrincipal,
     @Param('id') channelRef: string,
     @Query() q: HistoryQueryDto,
-  ) {
+  ): Promise<MessagePageDto> {
     return this.history.page(p, channelRef, q);
   }
 
   /** A thread's replies, oldest first (CONTRACT §15). */
   @Get('messages/:id/replies')
   @Auth('any')
+  @ApiOperation({ operationId: 'listReplies', summary: "List a thread's replies" })
   @ApiOkResponse({ type: MessagePageDto })
-  replies(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') id: string, @Query() q: HistoryQueryDto) {
+  @ApiErrors({ 400: BAD_PAGE, 403: NOT_A_MEMBER, 404: NO_MESSAGE })
+  replies(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') id: string, @Query() q: HistoryQueryDto): Promise<MessagePageDto> {
     return this.history.replies(p, id, q);
   }
 
+  /** New content (and metadata); it goes through the size checks and moderation again. */
   @Patch('messages/:id')
   @Auth('any')
+  @ApiOperation({ operationId: 'editMessage', summary: 'Edit a message' })
   @ApiOkResponse({ type: MessageDto })
-  @ApiForbiddenResponse({
-    type: ErrorResponseDto,
-    description: 'NOT_A_MEMBER, NOT_AUTHOR, BANNED (the author is banned), or CHANNEL_FROZEN (a user in a frozen channel)',
+  @ApiErrors({
+    400: 'VALIDATION_ERROR: content missing, whitespace only without an attachment, metadata over 4 KiB',
+    403: 'NOT_A_MEMBER, NOT_AUTHOR, BANNED (the author is banned), or CHANNEL_FROZEN (a user in a frozen channel)',
+    404: NO_MESSAGE,
+    413: 'MESSAGE_TOO_LARGE: content over SERVICE_MAX_MESSAGE_SIZE_BYTES',
+    422: 'MESSAGE_DELETED (unsent), EDIT_WINDOW_EXPIRED, or MESSAGE_REJECTED (moderation)',
   })
-  edit(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') id: string, @Body() dto: EditMessageDto) {
+  edit(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') id: string, @Body() dto: EditMessageDto): Promise<MessageDto> {
     return this.messages.edit(p, id, dto.content, dto.metadata);
   }
 
@@ -108,17 +111,19 @@ export class MessagesController {
   @Delete('messages/:id')
   @Auth('any')
   @HttpCode(200)
+  @ApiOperation({ operationId: 'unsendMessage', summary: 'Unsend a message' })
   @ApiOkResponse({ type: MessageDto })
-  @ApiForbiddenResponse({
-    type: ErrorResponseDto,
-    description: 'NOT_A_MEMBER, NOT_AUTHOR, or CHANNEL_FROZEN (a user in a frozen channel)',
+  @ApiErrors({
+    403: 'NOT_A_MEMBER, NOT_AUTHOR, or CHANNEL_FROZEN (a user in a frozen channel)',
+    404: NO_MESSAGE,
+    422: 'UNSEND_WINDOW_EXPIRED',
   })
-  unsend(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') id: string) {
+  unsend(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') id: string): Promise<MessageDto> {
     return this.messages.unsend(p, id);
   }
 }
 
-function answer(res: Response, result: SendResult) {
+function answer(res: Response, result: SendResult): MessageDto {
   res.status(result.replayed ? 200 : 201);
   if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
   return result.message;

@@ -1,9 +1,10 @@
 import { Controller, Get, Res } from '@nestjs/common';
-import { ApiExcludeEndpoint, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { DatabaseProbe } from '../infra/database/database-probe';
 import { Auth } from '../common/auth/auth.decorator';
 import { RedisService } from '../infra/redis/redis.module';
+import { HealthDto, ReadinessDto } from './dto/health.dto';
 import { Metrics } from './metrics';
 
 @ApiTags('operations')
@@ -18,13 +19,18 @@ export class HealthController {
 
   /** The process is up. */
   @Get('healthz')
-  healthz() {
+  @ApiOperation({ operationId: 'getHealth', summary: 'Liveness probe' })
+  @ApiOkResponse({ type: HealthDto, description: 'The process is up' })
+  healthz(): HealthDto {
     return { status: 'ok' };
   }
 
   /** The database (asked over a connection of its own) and Redis, when configured, answer. 503 otherwise. */
   @Get('readyz')
-  async readyz(@Res({ passthrough: true }) res: Response) {
+  @ApiOperation({ operationId: 'getReadiness', summary: 'Readiness probe' })
+  @ApiOkResponse({ type: ReadinessDto, description: 'Every dependency answers' })
+  @ApiServiceUnavailableResponse({ type: ReadinessDto, description: 'A dependency is down (Retry-After: 5)' })
+  async readyz(@Res({ passthrough: true }) res: Response): Promise<ReadinessDto> {
     const database = (await this.probe.up()) ? 'up' : 'down';
     const redis = this.redis.enabled ? ((await this.redis.ping()) ? 'up' : 'down') : 'not configured';
     const ok = database === 'up' && redis !== 'down';
@@ -34,9 +40,14 @@ export class HealthController {
     return { status: ok ? 'ok' : 'unavailable', checks: { database, redis } };
   }
 
+  /** Prometheus metrics in the text exposition format. */
   @Get('metrics')
-  @ApiExcludeEndpoint()
-  async metricsText(@Res() res: Response) {
+  @ApiOperation({ operationId: 'getMetrics', summary: 'Prometheus metrics' })
+  @ApiOkResponse({
+    description: 'The text exposition format',
+    content: { 'text/plain': { schema: { type: 'string' } } },
+  })
+  async metricsText(@Res() res: Response): Promise<void> {
     res.setHeader('Content-Type', this.metrics.registry.contentType);
     res.send(await this.metrics.registry.metrics());
   }

@@ -1,15 +1,8 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import {
-  ApiConflictResponse,
-  ApiForbiddenResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiTags,
-  ApiUnprocessableEntityResponse,
-} from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth } from '../common/auth/auth.decorator';
 import { CurrentPrincipal, WorkspacePrincipal } from '../common/auth/principal';
-import { ErrorResponseDto } from '../common/errors/error-response.dto';
+import { ApiErrors, BAD_PAGE, NO_CHANNEL, NO_MESSAGE, NOT_A_MEMBER } from '../common/errors/api-errors';
 import { ListQueryDto } from '../common/http/list-query.dto';
 import { MessageDto, MessagePageDto } from '../messages/dto/message.dto';
 import { PinsService } from './pins.service';
@@ -26,11 +19,14 @@ export class PinsController {
   /** Pins the message: 200 with the message; pinning a pinned message changes nothing and fires no event. */
   @Post('messages/:id/pin')
   @HttpCode(200)
+  @ApiOperation({ operationId: 'pinMessage', summary: 'Pin a message' })
   @ApiOkResponse({ type: MessageDto })
-  @ApiForbiddenResponse({ type: ErrorResponseDto, description: WHO })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'NOT_FOUND: no such message in the workspace' })
-  @ApiConflictResponse({ type: ErrorResponseDto, description: 'PIN_LIMIT: the channel already has 50 pinned messages' })
-  @ApiUnprocessableEntityResponse({ type: ErrorResponseDto, description: 'MESSAGE_DELETED: the message was unsent' })
+  @ApiErrors({
+    403: WHO,
+    404: NO_MESSAGE,
+    409: 'PIN_LIMIT: the channel already has 50 pinned messages',
+    422: 'MESSAGE_DELETED: the message was unsent',
+  })
   @Auth('any')
   pin(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') id: string): Promise<MessageDto> {
     return this.pins.pin(p, id);
@@ -39,9 +35,9 @@ export class PinsController {
   /** Unpins the message: 200 with the message; unpinning a message that is not pinned changes nothing. */
   @Delete('messages/:id/pin')
   @HttpCode(200)
+  @ApiOperation({ operationId: 'unpinMessage', summary: 'Unpin a message' })
   @ApiOkResponse({ type: MessageDto })
-  @ApiForbiddenResponse({ type: ErrorResponseDto, description: WHO })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'NOT_FOUND: no such message in the workspace' })
+  @ApiErrors({ 403: WHO, 404: NO_MESSAGE })
   @Auth('any')
   unpin(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') id: string): Promise<MessageDto> {
     return this.pins.unpin(p, id);
@@ -49,9 +45,9 @@ export class PinsController {
 
   /** The channel's pinned messages, most recently pinned first; `before` takes the previous page's `next_cursor`. */
   @Get('channels/:id/pins')
+  @ApiOperation({ operationId: 'listPinnedMessages', summary: "List a channel's pinned messages" })
   @ApiOkResponse({ type: MessagePageDto })
-  @ApiForbiddenResponse({ type: ErrorResponseDto, description: 'NOT_A_MEMBER: a user outside the channel' })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'NOT_FOUND: no such channel in the workspace' })
+  @ApiErrors({ 400: BAD_PAGE, 403: NOT_A_MEMBER, 404: NO_CHANNEL })
   @Auth('any')
   list(
     @CurrentPrincipal() p: WorkspacePrincipal,

@@ -1,11 +1,22 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { ApiErrors, BAD_EXTERNAL_ID, NO_USER } from '../common/errors/api-errors';
 import { Auth } from '../common/auth/auth.decorator';
 import { BackendPrincipal, CurrentPrincipal, UserPrincipal } from '../common/auth/principal';
 import { ExternalIdPipe } from '../users/external-id.pipe';
 import { DeviceTokenPipe } from './device-token.pipe';
 import { DevicesService } from './devices.service';
 import { DeviceDto, DeviceListDto, RegisterDeviceDto } from './dto/device.dto';
+
+const BAD_DEVICE =
+  'VALIDATION_ERROR: a token that is not 1-4096 printable ASCII characters, a platform other than ios, android, web';
+const BAD_TOKEN = 'VALIDATION_ERROR: a token that is not 1-4096 printable ASCII characters';
 
 /** CONTRACT §5: the caller's push devices. */
 @ApiTags('devices')
@@ -17,19 +28,26 @@ export class MyDevicesController {
   /** Registers a device for push; re-registering a token moves it to the caller. */
   @Post()
   @HttpCode(201)
+  @ApiOperation({ operationId: 'registerMyDevice', summary: 'Register a push device' })
   @ApiCreatedResponse({ type: DeviceDto })
+  @ApiErrors({ 400: BAD_DEVICE })
   register(@CurrentPrincipal() p: UserPrincipal, @Body() dto: RegisterDeviceDto): Promise<DeviceDto> {
     return this.devices.register(p.workspaceId, p.userId, dto);
   }
 
   @Get()
+  @ApiOperation({ operationId: 'listMyDevices', summary: "List the caller's push devices" })
   @ApiOkResponse({ type: DeviceListDto })
   list(@CurrentPrincipal() p: UserPrincipal): Promise<DeviceListDto> {
     return this.devices.list(p.workspaceId, p.userId);
   }
 
+  /** Unregistering a token that is not registered is fine. */
   @Delete(':token')
   @HttpCode(204)
+  @ApiOperation({ operationId: 'unregisterMyDevice', summary: 'Unregister a push device' })
+  @ApiNoContentResponse({ description: 'Unregistered' })
+  @ApiErrors({ 400: BAD_TOKEN })
   async unregister(
     @CurrentPrincipal() p: UserPrincipal,
     @Param('token', DeviceTokenPipe) token: string,
@@ -47,7 +65,9 @@ export class UserDevicesController {
 
   @Post()
   @HttpCode(201)
+  @ApiOperation({ operationId: 'registerUserDevice', summary: "Register a user's push device" })
   @ApiCreatedResponse({ type: DeviceDto })
+  @ApiErrors({ 400: `${BAD_DEVICE}; ${BAD_EXTERNAL_ID}`, 404: NO_USER })
   async register(
     @CurrentPrincipal() p: BackendPrincipal,
     @Param('external_id', ExternalIdPipe) externalId: string,
@@ -57,7 +77,9 @@ export class UserDevicesController {
   }
 
   @Get()
+  @ApiOperation({ operationId: 'listUserDevices', summary: "List a user's push devices" })
   @ApiOkResponse({ type: DeviceListDto })
+  @ApiErrors({ 400: BAD_EXTERNAL_ID, 404: NO_USER })
   async list(
     @CurrentPrincipal() p: BackendPrincipal,
     @Param('external_id', ExternalIdPipe) externalId: string,
@@ -67,6 +89,9 @@ export class UserDevicesController {
 
   @Delete(':token')
   @HttpCode(204)
+  @ApiOperation({ operationId: 'unregisterUserDevice', summary: "Unregister a user's push device" })
+  @ApiNoContentResponse({ description: 'Unregistered' })
+  @ApiErrors({ 400: `${BAD_TOKEN}; ${BAD_EXTERNAL_ID}`, 404: NO_USER })
   async unregister(
     @CurrentPrincipal() p: BackendPrincipal,
     @Param('external_id', ExternalIdPipe) externalId: string,

@@ -1,9 +1,9 @@
 import { Body, Controller, Delete, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiForbiddenResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth } from '../common/auth/auth.decorator';
 import { CurrentPrincipal, WorkspacePrincipal } from '../common/auth/principal';
 import { AppError } from '../common/errors/app-error';
-import { ErrorResponseDto } from '../common/errors/error-response.dto';
+import { ApiErrors, NO_MESSAGE } from '../common/errors/api-errors';
 import { MessageDto } from '../messages/dto/message.dto';
 import { ActAsDto, AddReactionDto } from './dto/reaction.dto';
 import { ReactionsService } from './reactions.service';
@@ -13,9 +13,6 @@ const REFUSED =
 
 @ApiTags('reactions')
 @Auth('any')
-@ApiOkResponse({ type: MessageDto })
-@ApiForbiddenResponse({ type: ErrorResponseDto, description: REFUSED })
-@ApiNotFoundResponse({ type: ErrorResponseDto, description: 'NOT_FOUND: no such message in the workspace' })
 @Controller('v1/messages/:id/reactions')
 export class ReactionsController {
   constructor(private readonly reactions: ReactionsService) {}
@@ -23,20 +20,40 @@ export class ReactionsController {
   /** 200 with the message. A different emoji replaces the user's previous reaction. */
   @Post()
   @HttpCode(200)
-  add(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') id: string, @Body() dto: AddReactionDto) {
+  @ApiOperation({ operationId: 'addReaction', summary: 'React to a message' })
+  @ApiOkResponse({ type: MessageDto })
+  @ApiErrors({
+    400: 'VALIDATION_ERROR: not a single emoji or :shortcode: of 1-64 characters; a backend key without user_external_id',
+    403: REFUSED,
+    404: NO_MESSAGE,
+    422: 'MESSAGE_DELETED: the message was unsent',
+  })
+  add(
+    @CurrentPrincipal() p: WorkspacePrincipal,
+    @Param('id') id: string,
+    @Body() dto: AddReactionDto,
+  ): Promise<MessageDto> {
     return this.reactions.add(p, id, dto.emoji, dto.user_external_id);
   }
 
   /** 200 with the message; a no-op when the user has no such reaction. A backend names the user in the query or body. */
   @Delete(':emoji')
   @HttpCode(200)
+  @ApiOperation({ operationId: 'removeReaction', summary: 'Remove a reaction' })
+  @ApiBody({ type: ActAsDto, required: false })
+  @ApiOkResponse({ type: MessageDto })
+  @ApiErrors({
+    400: 'VALIDATION_ERROR: not an emoji or :shortcode:; a backend key without user_external_id, or with two different ones in the query and the body',
+    403: REFUSED,
+    404: NO_MESSAGE,
+  })
   remove(
     @CurrentPrincipal() p: WorkspacePrincipal,
     @Param('id') id: string,
     @Param('emoji') emoji: string,
     @Query() query: ActAsDto,
     @Body() body: ActAsDto,
-  ) {
+  ): Promise<MessageDto> {
     const fromQuery = query.user_external_id;
     const fromBody = body?.user_external_id;
     if (fromQuery !== undefined && fromBody !== undefined && fromQuery !== fromBody) {

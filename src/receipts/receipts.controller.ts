@@ -1,9 +1,16 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth } from '../common/auth/auth.decorator';
 import { CurrentPrincipal, WorkspacePrincipal } from '../common/auth/principal';
-import { MarkDto } from './dto/receipt.dto';
+import { ApiErrors, NO_CHANNEL } from '../common/errors/api-errors';
+import { ChannelReceiptsDto, MarkDto, ReadCursorsDto } from './dto/receipt.dto';
 import { ReceiptsService } from './receipts.service';
+
+const MARK_ERRORS = {
+  400: 'VALIDATION_ERROR: a backend key without user_external_id, or a malformed one',
+  403: 'NOT_A_MEMBER: the user is not in the channel',
+  404: NO_CHANNEL,
+} as const;
 
 @ApiTags('receipts')
 @Auth('any')
@@ -14,19 +21,42 @@ export class ReceiptsController {
   /** Sets the caller's last_read_at to now (and last_delivered_at to at least that). */
   @Post('read')
   @HttpCode(200)
-  read(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') id: string, @Body() dto: MarkDto) {
+  @ApiOperation({ operationId: 'markChannelRead', summary: 'Mark a channel read' })
+  @ApiBody({ type: MarkDto, required: false })
+  @ApiOkResponse({ type: ReadCursorsDto })
+  @ApiErrors(MARK_ERRORS)
+  read(
+    @CurrentPrincipal() p: WorkspacePrincipal,
+    @Param('id') id: string,
+    @Body() dto: MarkDto,
+  ): Promise<ReadCursorsDto> {
     return this.receipts.markRead(p, id, dto.user_external_id);
   }
 
+  /** Sets the caller's last_delivered_at to now. Cursors never move backwards. */
   @Post('delivered')
   @HttpCode(200)
-  delivered(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') id: string, @Body() dto: MarkDto) {
+  @ApiOperation({ operationId: 'markChannelDelivered', summary: 'Mark a channel delivered' })
+  @ApiBody({ type: MarkDto, required: false })
+  @ApiOkResponse({ type: ReadCursorsDto })
+  @ApiErrors(MARK_ERRORS)
+  delivered(
+    @CurrentPrincipal() p: WorkspacePrincipal,
+    @Param('id') id: string,
+    @Body() dto: MarkDto,
+  ): Promise<ReadCursorsDto> {
     return this.receipts.markDelivered(p, id, dto.user_external_id);
   }
 
   /** Every member's read and delivery cursors. */
   @Get('receipts')
-  list(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') id: string) {
+  @ApiOperation({
+    operationId: 'listChannelReceipts',
+    summary: "List the members' read and delivery cursors",
+  })
+  @ApiOkResponse({ type: ChannelReceiptsDto })
+  @ApiErrors({ 403: 'NOT_A_MEMBER: a user outside the channel', 404: NO_CHANNEL })
+  list(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') id: string): Promise<ChannelReceiptsDto> {
     return this.receipts.list(p, id);
   }
 }

@@ -1,10 +1,12 @@
 import { isoNotNull } from '../common/time';
 import type { UserPayload } from '../events/event-types';
+import type { UserDto } from './dto/user.dto';
 import type { UserRow } from './users.repository';
 
 export type UserView = UserPayload;
 
-export function userView(row: UserRow): UserView {
+/** Typed as the documented `User` schema, so the OpenAPI document and the answer cannot drift apart. */
+export function userView(row: UserRow): UserDto {
   return {
     id: row.id,
     external_id: row.external_id,

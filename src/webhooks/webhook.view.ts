@@ -1,9 +1,13 @@
 import { iso, isoNotNull } from '../common/time';
+import type { DeliveryAttemptDto, DeliveryDto, WebhookDto } from './dto/webhook.dto';
 import type { AttemptRow, DeliveryRow } from './webhook-deliveries.repository';
 import type { WebhookRow } from './webhooks.repository';
 
-/** CONTRACT §10's webhook object (the signing secret is added only by create and rotate). */
-export function webhookView(row: WebhookRow) {
+/**
+ * CONTRACT §10's webhook object (the signing secret is added only by create and rotate). The views are
+ * typed as the documented schemas, so the OpenAPI document and the answers cannot drift apart.
+ */
+export function webhookView(row: WebhookRow): WebhookDto {
   return {
     id: row.id,
     url: row.url,
@@ -22,7 +26,7 @@ export function webhookView(row: WebhookRow) {
 export type WebhookView = ReturnType<typeof webhookView>;
 
 /** CONTRACT §10's delivery record. */
-export function deliveryView(row: DeliveryRow) {
+export function deliveryView(row: DeliveryRow): DeliveryDto {
   return {
     id: row.id,
     webhook_id: row.webhook_id,
@@ -41,7 +45,7 @@ export function deliveryView(row: DeliveryRow) {
 
 export type DeliveryView = ReturnType<typeof deliveryView>;
 
-export function attemptView(row: AttemptRow) {
+export function attemptView(row: AttemptRow): DeliveryAttemptDto {
   return {
     attempt: row.attempt,
     started_at: isoNotNull(row.started_at),

@@ -277,15 +277,17 @@ describe('channel controls and custom data (CONTRACT §17)', () => {
       components: { schemas: Record<string, { properties?: Record<string, unknown>; enum?: string[] }> };
     };
     const { schemas } = doc.components;
-    expect(Object.keys(schemas.ChannelDto!.properties!)).toEqual(
+    expect(Object.keys(schemas.Channel!.properties!)).toEqual(
       expect.arrayContaining(['frozen', 'slow_mode_seconds', 'metadata']),
     );
-    expect(JSON.stringify(doc.paths['/v1/channels/{id}']!.patch!.responses!['200'])).toContain('ChannelDto');
+    expect(JSON.stringify(doc.paths['/v1/channels/{id}']!.patch!.responses!['200'])).toContain(
+      '#/components/schemas/Channel"',
+    );
     for (const dto of ['CreateChannelDto', 'UpdateChannelDto'])
       expect(Object.keys(schemas[dto]!.properties!)).toEqual(
         expect.arrayContaining(['frozen', 'slow_mode_seconds', 'metadata']),
       );
-    expect(Object.keys(schemas.MessageDto!.properties!)).toContain('metadata');
+    expect(Object.keys(schemas.Message!.properties!)).toContain('metadata');
     expect(JSON.stringify(doc)).toContain('CHANNEL_FROZEN');
     expect(JSON.stringify(doc)).toContain('SLOW_MODE');
   });

@@ -287,7 +287,7 @@ describe('per-user channel state (PATCH /v1/me/channels/:id/state)', () => {
     const ref = (s?: Schema) => doc.components.schemas[(s?.$ref ?? '').split('/').pop() ?? '']!;
     const op = doc.paths['/v1/me/channels/{id}/state']?.patch;
     expect(op).toBeDefined();
-    expect(Object.keys(op!.responses).sort()).toEqual(['200', '400', '401', '403', '404']);
+    expect(Object.keys(op!.responses).sort()).toEqual(['200', '400', '401', '403', '404', '413', '415', '500', '503']);
     const body = ref(op!.requestBody?.content['application/json']?.schema);
     expect(Object.keys(body.properties ?? {}).sort()).toEqual(['archived', 'hidden', 'muted_until']);
     expect(body.properties!.muted_until).toMatchObject({ type: 'string', nullable: true });

@@ -414,7 +414,7 @@ describe('user erasure', () => {
     expect(Object.keys(del.responses)).toEqual(
       expect.arrayContaining(['202', '204', '400', '401', '403', '404']),
     );
-    expect(Object.keys(doc.components.schemas.ErasureAcceptedDto!.properties!)).toEqual(['job_id']);
+    expect(Object.keys(doc.components.schemas.ErasureAccepted!.properties!)).toEqual(['job_id']);
     expect(Object.keys(doc.paths['/v1/erasures/{id}'] ?? {})).toEqual(['get']);
   });
 

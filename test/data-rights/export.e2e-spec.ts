@@ -368,19 +368,26 @@ describe('data rights: user exports', () => {
       paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
       components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
     };
+    // and the errors every route can answer (a malformed request, a bug, a dependency down)
     expect(Object.keys(doc.paths['/v1/users/{external_id}/exports']!.post!.responses).sort()).toEqual([
       '202',
+      '400',
       '401',
       '403',
       '404',
+      '500',
+      '503',
     ]);
     expect(Object.keys(doc.paths['/v1/exports/{id}']!.get!.responses).sort()).toEqual([
       '200',
+      '400',
       '401',
       '403',
       '404',
+      '500',
+      '503',
     ]);
-    expect(Object.keys(doc.components.schemas.ExportDto!.properties!).sort()).toEqual([
+    expect(Object.keys(doc.components.schemas.Export!.properties!).sort()).toEqual([
       'created_at',
       'download_url',
       'expires_at',
@@ -388,10 +395,7 @@ describe('data rights: user exports', () => {
       'status',
       'user_external_id',
     ]);
-    expect(Object.keys(doc.components.schemas.ExportRequestedDto!.properties!).sort()).toEqual([
-      'id',
-      'status',
-    ]);
+    expect(Object.keys(doc.components.schemas.ExportRequested!.properties!).sort()).toEqual(['id', 'status']);
   });
 });
 

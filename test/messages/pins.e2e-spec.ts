@@ -418,7 +418,7 @@ describe('pinned messages', () => {
     expect(Object.keys(doc.paths['/v1/messages/{id}/pin']!.post!.responses)).toEqual(
       expect.arrayContaining(['200', '403', '404', '409', '422']),
     );
-    expect(Object.keys(doc.components.schemas.MessageDto!.properties!)).toEqual(
+    expect(Object.keys(doc.components.schemas.Message!.properties!)).toEqual(
       expect.arrayContaining(['pinned_at', 'pinned_by']),
     );
     expect(doc.components.schemas.ErrorCode!.enum).toEqual(expect.arrayContaining(['PIN_LIMIT', 'MESSAGE_DELETED']));

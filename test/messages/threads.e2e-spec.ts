@@ -285,8 +285,8 @@ describe('threads (CONTRACT §15)', () => {
       components: { schemas: Record<string, { properties: Record<string, unknown> }> };
     };
     const replies = doc.paths['/v1/messages/{id}/replies']?.get;
-    expect(JSON.stringify(replies?.responses?.['200'])).toContain('#/components/schemas/MessagePageDto');
-    const message = doc.components.schemas.MessageDto!.properties;
+    expect(JSON.stringify(replies?.responses?.['200'])).toContain('#/components/schemas/MessagePage');
+    const message = doc.components.schemas.Message!.properties;
     for (const field of [
       'thread_id',
       'show_in_channel',

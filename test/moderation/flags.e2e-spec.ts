@@ -652,7 +652,7 @@ describe('flags and the review queue (CONTRACT §19)', () => {
     expect(Object.keys(doc.paths['/v1/moderation/flags/{id}/resolve']!.post!.responses)).toEqual(
       expect.arrayContaining(['200', '400', '404']),
     );
-    expect(Object.keys(doc.components.schemas.FlagEntryDto!.properties!)).toEqual(
+    expect(Object.keys(doc.components.schemas.FlagEntry!.properties!)).toEqual(
       expect.arrayContaining([
         'id',
         'target_type',

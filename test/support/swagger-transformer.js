@@ -2,6 +2,9 @@
 const transformer = require('@nestjs/swagger/plugin');
 
 module.exports.name = 'nestjs-swagger-transformer';
-module.exports.version = 1;
+module.exports.version = 2; // bump when the options change: ts-jest caches by it
 module.exports.factory = (cs) =>
-  transformer.before({ classValidatorShim: true, introspectComments: true, dtoFileNameSuffix: ['.dto.ts'] }, cs.program);
+  transformer.before(
+    { classValidatorShim: true, introspectComments: true, controllerKeyOfComment: 'description', dtoFileNameSuffix: ['.dto.ts'] },
+    cs.program,
+  );

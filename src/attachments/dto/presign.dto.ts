@@ -1,3 +1,4 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { IsInt, IsOptional, IsString, MaxLength, Min, MinLength } from 'class-validator';
 
 export class PresignAttachmentDto {
@@ -14,14 +15,22 @@ export class PresignAttachmentDto {
   @IsOptional() @IsString() @MinLength(1) @MaxLength(200) channel_id?: string;
 }
 
+@ApiSchema({ name: 'PresignedUpload' })
 export class PresignResponseDto {
   upload_url!: string;
   /** Always PUT. */
+  @ApiProperty({ enum: ['PUT'] })
   method!: 'PUT';
   /** Headers to send with the PUT (Content-Type). */
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    example: { 'Content-Type': 'image/png' },
+  })
   headers!: Record<string, string>;
   /** Where the file is readable once uploaded; use it as a message's attachment_url. */
   public_url!: string;
   key!: string;
+  @ApiProperty({ format: 'date-time' })
   expires_at!: string;
 }

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import {
   IsBoolean,
   IsInt,
@@ -11,6 +11,7 @@ import {
   MinLength,
 } from 'class-validator';
 import { ListQueryDto } from '../../common/http/list-query.dto';
+import { PageDto } from '../../common/http/page.dto';
 import { EXTERNAL_ID_PATTERN, EXTERNAL_ID_RULE } from '../../users/dto/user.dto';
 
 /** Ten years: "for a while" in any app; leave `duration_seconds` out for a ban until lifted. */
@@ -59,6 +60,7 @@ export class BanListQueryDto extends ListQueryDto {
   channel?: string;
 }
 
+@ApiSchema({ name: 'BannedUser' })
 export class BannedUserDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty() external_id!: string;
@@ -66,6 +68,7 @@ export class BannedUserDto {
 }
 
 /** A ban in force. */
+@ApiSchema({ name: 'Ban' })
 export class BanViewDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ type: BannedUserDto }) user!: BannedUserDto;
@@ -82,8 +85,7 @@ export class BanViewDto {
   @ApiProperty({ type: BannedUserDto, nullable: true }) banned_by!: BannedUserDto | null;
 }
 
-export class BanListDto {
+@ApiSchema({ name: 'BanPage' })
+export class BanListDto extends PageDto {
   @ApiProperty({ type: [BanViewDto] }) bans!: BanViewDto[];
-  @ApiProperty() has_more!: boolean;
-  @ApiProperty({ type: String, nullable: true }) next_cursor!: string | null;
 }

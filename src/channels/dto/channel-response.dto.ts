@@ -1,16 +1,21 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { PageDto } from '../../common/http/page.dto';
 
-/** OpenAPI schemas of the channel object (CONTRACT §6, §17) and its page: documentation only. */
+/** The channel object (CONTRACT §6, §17), its page, and what the channel routes answer besides it. */
 
+@ApiSchema({ name: 'ChannelMember' })
 export class ChannelMemberDto {
   external_id!: string;
   /** null in direct channels */
   @ApiProperty({ enum: ['admin', 'member'], nullable: true })
   role!: 'admin' | 'member' | null;
+  @ApiProperty({ format: 'date-time' })
   joined_at!: string;
 }
 
+@ApiSchema({ name: 'Channel' })
 export class ChannelDto {
+  @ApiProperty({ format: 'uuid' })
   id!: string;
   @ApiProperty({ enum: ['direct', 'group'] })
   type!: 'direct' | 'group';
@@ -20,7 +25,9 @@ export class ChannelDto {
   member_count!: number;
   /** The creator's external_id */
   created_by!: string | null;
+  @ApiProperty({ format: 'date-time' })
   created_at!: string;
+  @ApiProperty({ format: 'date-time' })
   updated_at!: string;
   /** Users cannot send, edit, react or unsend (403 CHANNEL_FROZEN); backend and system sends pass */
   frozen!: boolean;
@@ -32,9 +39,25 @@ export class ChannelDto {
   members!: ChannelMemberDto[];
 }
 
-export class ChannelListDto {
+@ApiSchema({ name: 'ChannelPage' })
+export class ChannelListDto extends PageDto {
   channels!: ChannelDto[];
-  has_more!: boolean;
-  /** Pass as `before` for the next page; null on the last page */
-  next_cursor!: string | null;
+}
+
+@ApiSchema({ name: 'PresenceMember' })
+export class PresenceMemberDto {
+  external_id!: string;
+  /** null in direct channels */
+  @ApiProperty({ enum: ['admin', 'member'], nullable: true })
+  role!: 'admin' | 'member' | null;
+  /** At least one connected socket on any instance */
+  online!: boolean;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  last_seen_at!: string | null;
+}
+
+/** GET /v1/channels/:id/presence (CONTRACT §6). */
+@ApiSchema({ name: 'ChannelPresence' })
+export class ChannelPresenceDto {
+  members!: PresenceMemberDto[];
 }

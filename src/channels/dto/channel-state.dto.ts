@@ -1,9 +1,11 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsBoolean, IsOptional, IsString, Matches, MaxLength, ValidateBy, ValidateIf } from 'class-validator';
 import { ListQueryDto } from '../../common/http/list-query.dto';
 import { IsOptionalNotNull } from '../../common/http/optional';
 import { parseRfc3339 } from '../../common/rfc3339';
 import { FOREVER } from '../channel-state.sql';
+import { PageDto } from '../../common/http/page.dto';
+import { MessageDto } from '../../messages/dto/message.dto';
 import { ChannelDto } from './channel-response.dto';
 
 const MUTED_UNTIL_RULE = `must be an RFC 3339 time, "${FOREVER}" or null`;
@@ -56,15 +58,18 @@ export class MyChannelsQueryDto extends ListQueryDto {
 }
 
 /** A channel as GET /v1/me/channels lists it to the caller (CONTRACT §6 and §18): the channel object and the caller's view. */
+@ApiSchema({ name: 'MyChannel' })
 export class MyChannelDto extends ChannelDto {
   /** The caller's role (null in direct channels) */
+  @ApiProperty({ enum: ['admin', 'member'], nullable: true })
   role!: 'admin' | 'member' | null;
   unread_count!: number;
   mention_unread_count!: number;
+  @ApiProperty({ format: 'date-time' })
   last_read_at!: string;
   /** The last message the caller may see, as history renders it, or null */
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true })
-  last_message!: Record<string, unknown> | null;
+  @ApiProperty({ type: MessageDto, nullable: true })
+  last_message!: MessageDto | null;
   /** "forever", the time the caller's mute ends while it is in the future, else null */
   @ApiProperty({ type: String, nullable: true, example: FOREVER })
   muted_until!: string | null;
@@ -74,8 +79,7 @@ export class MyChannelDto extends ChannelDto {
   archived!: boolean;
 }
 
-export class MyChannelListDto {
+@ApiSchema({ name: 'MyChannelPage' })
+export class MyChannelListDto extends PageDto {
   channels!: MyChannelDto[];
-  has_more!: boolean;
-  next_cursor!: string | null;
 }

@@ -1,12 +1,14 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { ERROR_CODES, ErrorCode } from './app-error';
 
+@ApiSchema({ name: 'ErrorDetail' })
 export class ErrorDetailDto {
   /** The offending field, e.g. `mentions[1]`. */
   field!: string;
   message!: string;
 }
 
+@ApiSchema({ name: 'ErrorBody' })
 export class ErrorBodyDto {
   @ApiProperty({ enum: ERROR_CODES, enumName: 'ErrorCode' })
   code!: ErrorCode;
@@ -20,7 +22,8 @@ export class ErrorBodyDto {
   request_id!: string;
 }
 
-/** CONTRACT §2: the one body of every error. */
+/** CONTRACT §2: the one body of every error, REST and socket acknowledgements alike. */
+@ApiSchema({ name: 'Error', description: 'CONTRACT §2: the one body of every error.' })
 export class ErrorResponseDto {
   error!: ErrorBodyDto;
 }

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
 import { ERASURE_MODES, type ErasureMode } from '../erasure.repository';
 
@@ -17,12 +17,14 @@ export class EraseUserQueryDto {
 }
 
 /** 202: the user is gone already; a job erases their messages (more than 1,000). */
+@ApiSchema({ name: 'ErasureAccepted' })
 export class ErasureAcceptedDto {
   /** The erasure job, for `GET /v1/erasures/:id`. */
   job_id!: string;
 }
 
 /** An erasure's progress (`GET /v1/erasures/:id`). */
+@ApiSchema({ name: 'Erasure' })
 export class ErasureDto {
   /** The job id the erasure request answered with. */
   id!: string;

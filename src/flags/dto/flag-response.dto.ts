@@ -1,9 +1,12 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { PageDto } from '../../common/http/page.dto';
 import { MessageDto, UserRefDto } from '../../messages/dto/message.dto';
 import { REVIEW_ACTIONS, type ReviewAction } from '../../moderation/moderation-audit.repository';
+import { UserDto } from '../../users/dto/user.dto';
 
-/** OpenAPI schemas of flags and the review queue (CONTRACT §19): documentation only. */
+/** Flags and the review queue (CONTRACT §19). */
 
+@ApiSchema({ name: 'Flag' })
 export class FlagDto {
   id!: string;
   @ApiProperty({ enum: ['message', 'user'] })
@@ -22,20 +25,7 @@ export class FlagDto {
   created_at!: string;
 }
 
-/** The user object of CONTRACT §5. */
-export class FlaggedUserDto {
-  id!: string;
-  external_id!: string;
-  name!: string | null;
-  avatar_url!: string | null;
-  @ApiProperty({ type: 'object', additionalProperties: true })
-  metadata!: Record<string, unknown>;
-  @ApiProperty({ type: String, format: 'date-time' })
-  created_at!: string;
-  @ApiProperty({ type: String, format: 'date-time' })
-  updated_at!: string;
-}
-
+@ApiSchema({ name: 'FlagResolution' })
 export class FlagResolutionDto {
   @ApiProperty({ enum: REVIEW_ACTIONS })
   action!: ReviewAction;
@@ -47,6 +37,7 @@ export class FlagResolutionDto {
 }
 
 /** One entry of the review queue: one target (a message or a user) and the flags of one review cycle. */
+@ApiSchema({ name: 'FlagEntry' })
 export class FlagEntryDto {
   id!: string;
   @ApiProperty({ enum: ['message', 'user'] })
@@ -54,7 +45,7 @@ export class FlagEntryDto {
   /** Message entries: the message as history shows it to a backend key. */
   message?: MessageDto;
   /** User entries: the flagged user. */
-  user?: FlaggedUserDto;
+  user?: UserDto;
   /** Flags of this entry, automatic moderation's included. */
   flag_count!: number;
   /** The distinct reasons given, earliest first (at most 50). */
@@ -69,9 +60,7 @@ export class FlagEntryDto {
   resolution?: FlagResolutionDto;
 }
 
-export class FlagEntryPageDto {
+@ApiSchema({ name: 'FlagEntryPage' })
+export class FlagEntryPageDto extends PageDto {
   flags!: FlagEntryDto[];
-  has_more!: boolean;
-  /** Pass as `before` for the next page; null when `has_more` is false. */
-  next_cursor!: string | null;
 }

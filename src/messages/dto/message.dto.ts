@@ -1,7 +1,9 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { PageDto } from '../../common/http/page.dto';
 
 /** Response schemas of the message object (CONTRACT §7, §15, §16) for the OpenAPI document. */
 
+@ApiSchema({ name: 'MessageUser' })
 export class MessageUserDto {
   id!: string;
   external_id!: string;
@@ -10,12 +12,14 @@ export class MessageUserDto {
 }
 
 /** A user as events and pins name them. */
+@ApiSchema({ name: 'UserRef' })
 export class UserRefDto {
   id!: string;
   external_id!: string;
   name!: string | null;
 }
 
+@ApiSchema({ name: 'MessageAttachment' })
 export class MessageAttachmentDto {
   url!: string;
   mime_type!: string;
@@ -23,6 +27,7 @@ export class MessageAttachmentDto {
   filename!: string;
 }
 
+@ApiSchema({ name: 'QuotedMessage' })
 export class QuotedMessageDto {
   id!: string;
   user_id!: string | null;
@@ -33,18 +38,21 @@ export class QuotedMessageDto {
   deleted!: boolean;
 }
 
+@ApiSchema({ name: 'Mention' })
 export class MentionDto {
   user_id!: string;
   external_id!: string;
   name!: string | null;
 }
 
+@ApiSchema({ name: 'ReactionSummary' })
 export class ReactionSummaryDto {
   emoji!: string;
   count!: number;
   reacted_by_me!: boolean;
 }
 
+@ApiSchema({ name: 'Message' })
 export class MessageDto {
   id!: string;
   channel_id!: string;
@@ -104,9 +112,7 @@ export class MessageDto {
 }
 
 /** A keyset page of messages (history, pins). */
-export class MessagePageDto {
+@ApiSchema({ name: 'MessagePage' })
+export class MessagePageDto extends PageDto {
   messages!: MessageDto[];
-  has_more!: boolean;
-  /** Pass as `before` for the next page; null when `has_more` is false. */
-  next_cursor!: string | null;
 }

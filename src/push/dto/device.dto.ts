@@ -1,3 +1,4 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { IsIn, IsString, Matches } from 'class-validator';
 
 export const DEVICE_PLATFORMS = ['ios', 'android', 'web'] as const;
@@ -14,13 +15,18 @@ export class RegisterDeviceDto {
   @IsIn(DEVICE_PLATFORMS) platform!: DevicePlatform;
 }
 
+@ApiSchema({ name: 'Device' })
 export class DeviceDto {
   token!: string;
+  @ApiProperty({ enum: DEVICE_PLATFORMS })
   platform!: DevicePlatform;
+  @ApiProperty({ format: 'date-time' })
   created_at!: string;
+  @ApiProperty({ format: 'date-time' })
   updated_at!: string;
 }
 
+@ApiSchema({ name: 'DeviceList' })
 export class DeviceListDto {
   devices!: DeviceDto[];
 }

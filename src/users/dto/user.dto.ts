@@ -1,3 +1,4 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -45,4 +46,35 @@ export class BatchUpsertUsersDto {
 export class IssueTokenDto {
   /** Token lifetime, 60-86400 s (default 3600). */
   @IsOptionalNotNull() @IsInt() @Min(60) @Max(86400) ttl_seconds?: number;
+}
+
+/** The user object of CONTRACT §5. */
+@ApiSchema({ name: 'User' })
+export class UserDto {
+  @ApiProperty({ format: 'uuid' })
+  id!: string;
+  external_id!: string;
+  name!: string | null;
+  avatar_url!: string | null;
+  /** Free-form JSON object, at most 4 KiB; {} when none. */
+  @ApiProperty({ type: 'object', additionalProperties: true, example: { plan: 'pro' } })
+  metadata!: Record<string, unknown>;
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+  @ApiProperty({ format: 'date-time' })
+  updated_at!: string;
+}
+
+@ApiSchema({ name: 'UserList' })
+export class UserListDto {
+  users!: UserDto[];
+}
+
+/** A user JWT issued by the service (CONTRACT §3). */
+@ApiSchema({ name: 'UserToken' })
+export class UserTokenDto {
+  /** HS256, kid = the workspace's api key, sub = the user's external id. */
+  token!: string;
+  @ApiProperty({ format: 'date-time' })
+  expires_at!: string;
 }

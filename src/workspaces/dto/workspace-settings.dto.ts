@@ -1,3 +1,4 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -15,11 +16,13 @@ import {
 import { IsOptionalNotNull } from '../../common/http/optional';
 import { MODERATION_ACTIONS, MODERATION_RULES, type ModerationAction, type ModerationRule } from '../workspace-settings';
 
+@ApiSchema({ name: 'FloodSettingsPatch' })
 export class FloodSettingsDto {
   @IsOptionalNotNull() @IsInt() @Min(1) @Max(1000) max_repeats?: number;
   @IsOptionalNotNull() @IsInt() @Min(1) @Max(86400) window_seconds?: number;
 }
 
+@ApiSchema({ name: 'AutoMuteSettingsPatch' })
 export class AutoMuteSettingsDto {
   @IsOptionalNotNull() @IsBoolean() enabled?: boolean;
   @IsOptionalNotNull() @IsInt() @Min(1) @Max(1000) violations?: number;
@@ -27,6 +30,7 @@ export class AutoMuteSettingsDto {
   @IsOptionalNotNull() @IsInt() @Min(1) @Max(365 * 86400) duration_seconds?: number;
 }
 
+@ApiSchema({ name: 'ModerationSettingsPatch' })
 export class ModerationSettingsDto {
   @IsOptionalNotNull() @IsBoolean() enabled?: boolean;
 
@@ -54,8 +58,43 @@ export class ModerationSettingsDto {
 }
 
 /** A partial settings object; it is deep-merged into the current settings. */
+@ApiSchema({ name: 'WorkspaceSettingsPatch' })
 export class PatchWorkspaceSettingsDto {
   @IsOptionalNotNull() @IsBoolean() read_receipts_enabled?: boolean;
   @IsOptionalNotNull() @IsBoolean() system_messages_for_membership?: boolean;
   @IsOptionalNotNull() @ValidateNested() @Type(() => ModerationSettingsDto) moderation?: ModerationSettingsDto;
+}
+
+/** The effective settings of a workspace (CONTRACT §4), as GET /v1/workspace and the settings PATCH answer them. */
+@ApiSchema({ name: 'FloodSettings' })
+export class FloodSettingsViewDto {
+  max_repeats!: number;
+  window_seconds!: number;
+}
+
+@ApiSchema({ name: 'AutoMuteSettings' })
+export class AutoMuteSettingsViewDto {
+  enabled!: boolean;
+  violations!: number;
+  window_seconds!: number;
+  duration_seconds!: number;
+}
+
+@ApiSchema({ name: 'ModerationSettings' })
+export class ModerationSettingsViewDto {
+  enabled!: boolean;
+  @ApiProperty({ enum: MODERATION_RULES, isArray: true })
+  rules!: ModerationRule[];
+  @ApiProperty({ enum: MODERATION_ACTIONS })
+  action!: ModerationAction;
+  blocklist!: string[];
+  flood!: FloodSettingsViewDto;
+  auto_mute!: AutoMuteSettingsViewDto;
+}
+
+@ApiSchema({ name: 'WorkspaceSettings' })
+export class WorkspaceSettingsDto {
+  read_receipts_enabled!: boolean;
+  system_messages_for_membership!: boolean;
+  moderation!: ModerationSettingsViewDto;
 }
