@@ -3,7 +3,7 @@ import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', '*.js', '*.mjs', 'scripts/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', '*.js', '*.mjs', 'scripts/**/*.js'] },
   // compiled and checked with `tsc --strict` against a client generated at test time (test/openapi)
   { ignores: ['test/openapi/client-flow/**'] },
   eslint.configs.recommended,

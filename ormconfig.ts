@@ -9,6 +9,7 @@
  */
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
+import { acceptSchemaColumnTypes } from './src/database/column-types';
 import { ENTITIES } from './src/database/entities';
 import { MIGRATIONS } from './src/database/migrations';
 
@@ -29,5 +30,7 @@ const dataSource = new DataSource({
   migrationsRun: false,
   logging: ['error', 'warn', 'migration'],
 });
+
+acceptSchemaColumnTypes(dataSource);
 
 export default dataSource;

@@ -7,7 +7,6 @@ import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { isSignedUrlPath, UPLOADS_PREFIX } from './attachments/uploads.controller';
-import { SECURITY } from './common/auth/auth.decorator';
 import { sendError } from './common/errors/app-exception.filter';
 import { createValidationPipe } from './common/errors/validation';
 import { restCors } from './common/http/cors';

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, Repository } from 'typeorm';
 import { sha256Hex } from '../common/crypto';
+import { Device } from './device.entity';
 import type { DevicePlatform } from './dto/device.dto';
 
 export interface DeviceRow {
@@ -14,10 +15,28 @@ export interface DeviceRow {
 /** Devices kept per user; registering one more forgets the least recently registered. */
 export const MAX_DEVICES_PER_USER = 50;
 
-/** Push tokens (`devices`). Keyed by (workspace, SHA-256 of the token): a token can be 4 KiB long. */
+function toRow(d: Device): DeviceRow {
+  return {
+    token: d.token,
+    user_id: d.userId,
+    platform: d.platform,
+    created_at: d.createdAt,
+    updated_at: d.updatedAt,
+  };
+}
+
+/**
+ * Push tokens (`devices`). Keyed by (workspace, SHA-256 of the token): a token can be 4 KiB long.
+ * Listing and unregistering are plain CRUD through the entity's repository; registering (an upsert that
+ * also trims the user's oldest devices) and the push fan-out's join stay SQL.
+ */
 @Injectable()
 export class DevicesRepository {
-  constructor(private readonly db: DataSource) {}
+  private readonly devices: Repository<Device>;
+
+  constructor(private readonly db: DataSource) {
+    this.devices = db.getRepository(Device);
+  }
 
   /** Registers the token for the user; a token another user of the workspace had moves to this one. */
   async upsert(
@@ -44,19 +63,16 @@ export class DevicesRepository {
   }
 
   async list(workspaceId: string, userId: string): Promise<DeviceRow[]> {
-    return this.db.query(
-      `SELECT token, user_id, platform, created_at, updated_at FROM devices
-        WHERE workspace_id = $1 AND user_id = $2 ORDER BY updated_at DESC, token_sha256`,
-      [workspaceId, userId],
-    );
+    const devices = await this.devices.find({
+      where: { workspaceId, userId },
+      order: { updatedAt: 'DESC', tokenSha256: 'ASC' },
+    });
+    return devices.map(toRow);
   }
 
   /** Removes the user's registration of the token (another user's registration is left alone). */
   async delete(workspaceId: string, userId: string, token: string): Promise<void> {
-    await this.db.query(
-      `DELETE FROM devices WHERE workspace_id = $1 AND token_sha256 = $2 AND user_id = $3`,
-      [workspaceId, sha256Hex(token), userId],
-    );
+    await this.devices.delete({ workspaceId, tokenSha256: sha256Hex(token), userId });
   }
 
   /**

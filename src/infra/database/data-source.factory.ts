@@ -3,6 +3,7 @@ import { join, resolve } from 'path';
 import { types } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../database/migrations';
+import { acceptSchemaColumnTypes } from '../../database/column-types';
 import { ENTITIES } from '../../database/entities';
 import { lockDataDir } from './data-dir-lock';
 
@@ -48,6 +49,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandl
         application_name: 'chat-service',
       },
     });
+    acceptSchemaColumnTypes(dataSource);
     await dataSource.initialize();
     return { dataSource, closeEngine: async () => {}, embedded: false };
   }
@@ -87,6 +89,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandl
     // the pool never drops its one client: the adapter's connection is shared state
     extra: { connection: pgConfig.connection, max: 1, idleTimeoutMillis: 0 },
   });
+  acceptSchemaColumnTypes(dataSource);
   try {
     await dataSource.initialize();
   } catch (e) {

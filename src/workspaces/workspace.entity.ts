@@ -1,0 +1,20 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/** `workspaces`: a tenant. Every other table hangs off it and goes with it (ON DELETE CASCADE). */
+@Entity({ name: 'workspaces' })
+export class Workspace {
+  @PrimaryColumn('uuid', { primaryKeyConstraintName: 'workspaces_pkey' })
+  id!: string;
+
+  @Column('text')
+  name!: string;
+
+  @Column('jsonb', { default: {} })
+  settings!: Record<string, unknown>;
+
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
+  createdAt!: Date;
+
+  @Column('timestamptz', { name: 'updated_at', default: () => 'now()' })
+  updatedAt!: Date;
+}
