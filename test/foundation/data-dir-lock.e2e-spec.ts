@@ -6,6 +6,7 @@ import { CliIo, runCli } from '../../src/cli';
 import { DataDirLockedError, lockDataDir } from '../../src/infra/database/data-dir-lock';
 import { openDatabase } from '../../src/infra/database/data-source.factory';
 import { startTestApp } from '../support/app';
+import { isIntegration } from '../support/databases';
 
 /**
  * The embedded data directory belongs to one process: a second server or the CLI beside a running
@@ -57,7 +58,8 @@ async function cli(
   return { code, out, err };
 }
 
-describe('embedded data directory: one process at a time', () => {
+// only the embedded database has a data directory (test:integration runs every app on PostgreSQL)
+(isIntegration() ? describe.skip : describe)('embedded data directory: one process at a time', () => {
   let dir: string;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'chat-lock-'));
