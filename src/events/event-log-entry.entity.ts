@@ -49,7 +49,10 @@ export class EventLogEntry {
   @Column('jsonb')
   payload!: Record<string, unknown>;
 
-  /** The users an event outside a channel is for (null: the workspace's backend only). */
+  /**
+   * The users whose sockets the event concerns: a workspace event's only realtime recipients; for
+   * `channel.created` and `member.joined`, the users whose sockets join the channel's room.
+   */
   @Column('uuid', { array: true, nullable: true })
   audience!: string[] | null;
 

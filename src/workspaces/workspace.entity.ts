@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-/** `workspaces`: a tenant. Every other table hangs off it and goes with it (ON DELETE CASCADE). */
+/** `workspaces`: a tenant; deleting one cascades to its keys, users, channels, messages and the rest. */
 @Entity({ name: 'workspaces' })
 export class Workspace {
   @PrimaryColumn('uuid', { primaryKeyConstraintName: 'workspaces_pkey' })
