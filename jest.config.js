@@ -24,8 +24,15 @@ module.exports = {
     ],
   },
   maxWorkers: 2,
+  // each e2e file boots an app with its own PGlite (WebAssembly memory the worker never gets back):
+  // a worker that ran dozens of files grew past 2 GB of heap and the next PGlite start never settled.
+  // A worker over this after a file is replaced by a fresh one.
+  workerIdleMemoryLimit: '1GB',
   // the base of test/support/timeouts.ts, which scales it by the machine's load
   testTimeout: 60000,
   setupFiles: ['<rootDir>/test/support/env.ts'],
+  // one migrated PGlite dumped once per run; every test file's app starts from a copy of it
+  globalSetup: '<rootDir>/test/support/embedded-template.ts',
+  globalTeardown: '<rootDir>/test/support/embedded-teardown.ts',
   setupFilesAfterEnv: ['<rootDir>/test/support/timeouts.ts'],
 };

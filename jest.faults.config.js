@@ -8,5 +8,8 @@ module.exports = {
   ...base,
   testMatch: ['<rootDir>/test/faults/**/*.fault-spec.ts'],
   maxWorkers: 1,
+  // the services under test run from dist/ on their own PostgreSQL: no embedded template
+  globalSetup: undefined,
+  globalTeardown: undefined,
   testTimeout: 180000,
 };

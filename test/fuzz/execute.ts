@@ -128,6 +128,9 @@ async function body(b: BodyCase, world: World): Promise<{ headers: Record<string
   }
 }
 
+/** The server closed the connection without an answer, or gave none within the timeout. */
+export class NoAnswer extends Error {}
+
 /** Makes the request a case describes against the world's resources. */
 export async function execute(baseUrl: string, world: World, op: Operation, c: Case): Promise<Exchange> {
   // the scene every route may depend on without naming it: users who share a channel with messages
@@ -156,7 +159,7 @@ export async function execute(baseUrl: string, world: World, op: Operation, c: C
   try {
     response = await rawRequest(baseUrl, request);
   } catch (err) {
-    throw new Error(`${op.key} got no answer: ${String(err)}\n${describeExchange({ request })}`);
+    throw new NoAnswer(`${op.key} got no answer: ${String(err)}\n${describeExchange({ request })}`);
   }
   return { request, response, pathRefs };
 }

@@ -43,7 +43,8 @@ export async function startTestApp(overrides: Record<string, string> = {}, share
     env.REDIS_URL = overrides.REDIS_URL ?? REDIS_URL; // a test may bring its own Redis (fault tests stop it)
     env.SERVICE_ENCRYPTION_KEY = env.SERVICE_ENCRYPTION_KEY ?? randomBytes(32).toString('base64');
   } else {
-    env.SERVICE_DATA_DIR = env.SERVICE_DATA_DIR ?? 'memory://';
+    // a copy of the migrated database npm test's global setup dumped (test/support/embedded-template.ts)
+    env.SERVICE_DATA_DIR = env.SERVICE_DATA_DIR ?? `memory://${process.env.CHAT_TEST_PGLITE_TEMPLATE ?? ''}`;
   }
   const config = loadConfig(env);
   const app = await createApp(config, { logs: env.LOG_LEVEL !== 'silent' });

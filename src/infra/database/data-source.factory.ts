@@ -1,4 +1,4 @@
-import { mkdirSync } from 'fs';
+import { mkdirSync, readFileSync } from 'fs';
 import { join, resolve } from 'path';
 import { types } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
@@ -16,11 +16,16 @@ export interface DatabaseHandle {
   /** Closes the embedded engine after the DataSource (no-op on PostgreSQL). */
   closeEngine: () => Promise<void>;
   embedded: boolean;
+  /** Embedded only: the whole data directory as a tarball (PGlite's dumpDataDir), to seed `memory://<file>`. */
+  dump?: () => Promise<Blob>;
 }
 
 export interface DatabaseOptions {
   databaseUrl?: string;
-  /** Embedded data directory, or 'memory://' for an in-memory PGlite (tests). */
+  /**
+   * Embedded data directory, or 'memory://' for an empty in-memory PGlite, or 'memory://<file>' for an
+   * in-memory PGlite that starts from a dump of a data directory (the tests start from a migrated one).
+   */
   dataDir: string;
   poolSize?: number;
   logging?: boolean;
@@ -65,7 +70,9 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandl
   const lock = memory ? undefined : await lockDataDir(opts.dataDir, opts.holder ?? 'server');
   const dir = memory ? opts.dataDir : resolve(join(opts.dataDir, 'pg'));
   if (!memory) mkdirSync(dir, { recursive: true });
-  const pglite = new PGlite(dir, { extensions: { pg_trgm } });
+  const seed = memory ? opts.dataDir.slice('memory://'.length) : '';
+  const loadDataDir = seed ? new Blob([readFileSync(seed)]) : undefined;
+  const pglite = new PGlite(memory ? 'memory://' : dir, { extensions: { pg_trgm }, loadDataDir });
   const closeEngine = async () => {
     if (!pglite.closed) await pglite.close();
     lock?.release();
@@ -96,7 +103,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandl
     await closeEngine().catch(() => lock?.release());
     throw e;
   }
-  return { dataSource, embedded: true, closeEngine };
+  return { dataSource, embedded: true, closeEngine, dump: () => pglite.dumpDataDir('none') };
 }
 
 /** Runs pending migrations; on PostgreSQL under an advisory lock so instances starting together take turns. */

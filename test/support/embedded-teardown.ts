@@ -1,0 +1,5 @@
+import { removeTemplate } from './embedded-template';
+
+export default function globalTeardown(): void {
+  removeTemplate();
+}
