@@ -10,7 +10,7 @@ import { hmacKey } from './hs256';
 export interface ActiveKey {
   readonly workspaceId: string;
   readonly apiKey: string;
-  /** SHA-256 of the secret, as stored. */
+  /** SHA-256 of the opened secret, in memory only (the database keeps the secret sealed, no digest). */
   readonly secretSha256: Buffer;
   /** The secret as an HMAC key (decrypted once per fetch, not per request). */
   readonly hmac: KeyObject;
@@ -161,8 +161,7 @@ export class WorkspaceKeyCache {
           key: {
             workspaceId: row.workspace_id,
             apiKey: row.api_key,
-            secretSha256: Buffer.from(row.secret_sha256, 'hex'),
-            hmac: hmacKey(this.box.open(row.secret_sealed)),
+            ...opened(this.box.open(row.secret_sealed)),
             // measured from before the query was sent: never later than the database's expires_at
             expiresAt: row.expires_in_ms === null ? null : started + Number(row.expires_in_ms),
           },
@@ -183,6 +182,10 @@ export class WorkspaceKeyCache {
   private store(map: TtlLru<string, Entry>, k: string, e: Entry): void {
     if (e.gen === this.generation && !e.dropped) map.set(k, e);
   }
+}
+
+function opened(secret: string): Pick<ActiveKey, 'secretSha256' | 'hmac'> {
+  return { secretSha256: sha256(secret), hmac: hmacKey(secret) };
 }
 
 function usable(e: Entry, now: number): boolean {

@@ -1,7 +1,7 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, Unique, type Relation } from 'typeorm';
 import { Workspace } from './workspace.entity';
 
-/** `workspace_keys`: a workspace's rotating API key pairs (the secret stored hashed and sealed). */
+/** `workspace_keys`: a workspace's rotating API key pairs (the secret stored only sealed, under SERVICE_ENCRYPTION_KEY). */
 @Entity({ name: 'workspace_keys' })
 @Unique('workspace_keys_api_key_key', ['apiKey'])
 @Index('workspace_keys_workspace', ['workspaceId'])
@@ -18,9 +18,6 @@ export class WorkspaceKey {
 
   @Column('text', { name: 'api_key' })
   apiKey!: string;
-
-  @Column('text', { name: 'secret_sha256' })
-  secretSha256!: string;
 
   @Column('text', { name: 'secret_sealed' })
   secretSealed!: string;

@@ -13,14 +13,13 @@ export interface WorkspaceRow {
 export interface KeyRow {
   workspace_id: string;
   api_key: string;
-  secret_sha256: string;
   secret_sealed: string;
   expires_at: Date | null;
   /** Milliseconds until expires_at by the database's clock (null: the current key). */
   expires_in_ms: number | null;
 }
 
-const KEY_COLUMNS = `workspace_id, api_key, secret_sha256, secret_sealed, expires_at,
+const KEY_COLUMNS = `workspace_id, api_key, secret_sealed, expires_at,
   (extract(epoch FROM expires_at - now()) * 1000)::float8 AS expires_in_ms`;
 
 const WORKSPACE_COLUMNS = `w.id, w.name, w.settings, w.created_at, w.updated_at,
@@ -38,12 +37,12 @@ export class WorkspacesRepository {
   /** Inserts a key; false when the api_key already exists (bootstrap races). */
   async insertKey(
     m: EntityManager,
-    key: { id: string; workspaceId: string; apiKey: string; secretSha256: string; secretSealed: string },
+    key: { id: string; workspaceId: string; apiKey: string; secretSealed: string },
   ): Promise<boolean> {
     const rows: unknown[] = await m.query(
-      `INSERT INTO workspace_keys (id, workspace_id, api_key, secret_sha256, secret_sealed)
-       VALUES ($1, $2, $3, $4, $5) ON CONFLICT (api_key) DO NOTHING RETURNING id`,
-      [key.id, key.workspaceId, key.apiKey, key.secretSha256, key.secretSealed],
+      `INSERT INTO workspace_keys (id, workspace_id, api_key, secret_sealed)
+       VALUES ($1, $2, $3, $4) ON CONFLICT (api_key) DO NOTHING RETURNING id`,
+      [key.id, key.workspaceId, key.apiKey, key.secretSealed],
     );
     return rows.length === 1;
   }

@@ -1,6 +1,6 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { randomToken, SecretBox, sha256Hex } from '../common/crypto';
+import { randomToken, SecretBox } from '../common/crypto';
 import { AppError } from '../common/errors/app-error';
 import { newId } from '../common/ids';
 import { decodeIdCursor, pageOf } from '../common/pagination';
@@ -52,7 +52,6 @@ export class WorkspacesService {
         id: newId(),
         workspaceId: id,
         apiKey: pair.apiKey,
-        secretSha256: sha256Hex(pair.apiSecret),
         secretSealed: this.box.seal(pair.apiSecret),
       });
       if (!inserted) throw AppError.validation('api_key', 'is already in use');
@@ -127,7 +126,6 @@ export class WorkspacesService {
         id: newId(),
         workspaceId: id,
         apiKey: pair.apiKey,
-        secretSha256: sha256Hex(pair.apiSecret),
         secretSealed: this.box.seal(pair.apiSecret),
       });
     });

@@ -1,3 +1,4 @@
+import { createHash } from 'crypto';
 import { DataSource } from 'typeorm';
 import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/app';
 import { expectError } from '../support/errors';
@@ -67,17 +68,24 @@ describe('admin API and bootstrap (CONTRACT §4)', () => {
       expect(ws.body.api_secret).toBeUndefined();
     });
 
-    it('never stores the api secret in plain text', async () => {
+    it('keeps nothing in the database a guessed secret could be checked against (issue 11, finding 7)', async () => {
       const res = await admin(t).post('/v1/admin/workspaces', { name: 'Secretive' });
+      const secret = String(res.body.api_secret);
       const db = t.app.get(DataSource);
-      const rows: { secret_sha256: string; secret_sealed: string }[] = await db.query(
-        'SELECT secret_sha256, secret_sealed FROM workspace_keys WHERE workspace_id = $1',
+      const rows: { row: Record<string, unknown> }[] = await db.query(
+        'SELECT row_to_json(k) AS row FROM workspace_keys k WHERE workspace_id = $1',
         [res.body.id],
       );
       expect(rows).toHaveLength(1);
+      // every column: only the sealed (AES-256-GCM) secret is derived from it, no plain or keyless digest
+      expect(Object.keys(rows[0]!.row).sort()).toEqual(['api_key', 'created_at', 'expires_at', 'id', 'secret_sealed', 'workspace_id']);
       const dump = JSON.stringify(rows);
-      expect(dump).not.toContain(res.body.api_secret);
-      expect(dump).not.toContain(String(res.body.api_secret).slice(3));
+      for (const text of [secret, secret.slice(3)]) {
+        const digest = createHash('sha256').update(text).digest();
+        for (const form of [text, digest.toString('hex'), digest.toString('base64'), digest.toString('base64url')])
+          expect(dump).not.toContain(form);
+      }
+      expect(String(rows[0]!.row.secret_sealed)).toMatch(/^v1:[\w-]+:[\w-]+:[\w-]+$/);
     });
 
     it('validates the body', async () => {
