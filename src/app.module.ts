@@ -9,6 +9,7 @@ import type { AppConfig } from './config/config.schema';
 import { EventsModule } from './events/events.module';
 import { DatabaseModule } from './infra/database/database.module';
 import { RateLimitModule } from './infra/rate-limit/rate-limit.module';
+import { QueueModule } from './infra/queue/queue.module';
 import { RedisModule } from './infra/redis/redis.module';
 import { SecretsModule } from './infra/secrets/secrets.module';
 import { OpsModule } from './ops/ops.module';
@@ -51,6 +52,7 @@ export class AppModule {
         DatabaseModule,
         SecretsModule,
         RedisModule,
+        QueueModule.forRoot(config),
         RateLimitModule,
         EventsModule,
         OpsModule,

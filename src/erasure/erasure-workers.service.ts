@@ -2,11 +2,8 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } f
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { QueueService } from '../infra/queue/queue.module';
-import { ERASE_JOB, ErasureProcessor } from './erasure.processor';
+import { ErasureProcessor } from './erasure.processor';
 import { ErasureSweeper } from './erasure-sweeper.service';
-
-/** Erasures per process at a time: each is a stream of write transactions, one is enough to keep a core busy. */
-const ERASURE_CONCURRENCY = 1;
 
 /**
  * Runs the `user.erase` jobs (queue consumer) and the sweeper in the `all` and `worker` roles, on the
@@ -28,7 +25,7 @@ export class ErasureWorkers implements OnApplicationBootstrap, OnModuleDestroy {
 
   onApplicationBootstrap(): void {
     if (this.config.SERVICE_ROLE === 'api') return;
-    this.queue.process(ERASE_JOB, (job) => this.processor.handle(job), { concurrency: ERASURE_CONCURRENCY });
+    this.queue.consume(this.processor);
     this.sweeper.start();
     this.started = true;
     this.logger.log(`user erasures running on the ${this.queue.kind} queue`);

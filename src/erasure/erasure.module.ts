@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { ChannelMembershipModule } from '../channels/channel-membership.module';
-import { QueueModule } from '../infra/queue/queue.module';
 import { MessageViewsModule } from '../messages/message-views.module';
 import { ErasureProcessor } from './erasure.processor';
 import { ErasureRepository } from './erasure.repository';
@@ -14,7 +13,7 @@ import { ErasureWorkers } from './erasure-workers.service';
  * for `DELETE /v1/users/:external_id`, ErasuresModule for the job's state.
  */
 @Module({
-  imports: [ChannelMembershipModule, MessageViewsModule, QueueModule],
+  imports: [ChannelMembershipModule, MessageViewsModule],
   providers: [ErasureRepository, ErasureProcessor, ErasureService, ErasureSweeper, ErasureWorkers],
   exports: [ErasureService, ErasureProcessor, ErasureSweeper],
 })

@@ -5,6 +5,7 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { MessageUnsend } from '../messages/message-unsend';
 import { ErasureRepository, ErasureRow, MessageBatch } from './erasure.repository';
+import { JobProcessor, ProcessesJob } from '../infra/queue/job-processor';
 
 export const ERASE_JOB = 'user.erase' as const;
 
@@ -32,7 +33,9 @@ export const ERASE_JOB = 'user.erase' as const;
  * fires nothing again.
  */
 @Injectable()
-export class ErasureProcessor {
+// each erasure is a stream of write transactions: one keeps a core busy
+@ProcessesJob(ERASE_JOB, { concurrency: 1 })
+export class ErasureProcessor extends JobProcessor<typeof ERASE_JOB> {
   private readonly logger = new Logger('Erasure');
   private stopping = false;
 
@@ -42,7 +45,9 @@ export class ErasureProcessor {
     private readonly writes: ChannelWrites,
     private readonly unsends: MessageUnsend,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    super();
+  }
 
   /** Lets the job in progress stop at its next batch (shutdown); the erasure stays pending and resumes. */
   stop(): void {

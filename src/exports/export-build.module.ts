@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { QueueModule } from '../infra/queue/queue.module';
 import { StorageModule } from '../infra/storage/storage.module';
 import { EXPORT_SECTIONS_TOKEN, ExportBuildProcessor } from './export-build.processor';
 import { ExportSweeper } from './export-sweeper.service';
@@ -12,7 +11,7 @@ import { EXPORT_SECTIONS } from './sections';
  * and the sweeper. Imported by every role; it works in `all` and `worker`.
  */
 @Module({
-  imports: [QueueModule, StorageModule],
+  imports: [StorageModule],
   providers: [
     ExportsRepository,
     { provide: EXPORT_SECTIONS_TOKEN, useValue: EXPORT_SECTIONS },

@@ -5,6 +5,7 @@ import { prepared } from '../infra/database/prepared';
 import { ObjectStorage } from '../infra/storage/object-storage';
 import { ExportContext, ExportReader, ExportSection, renderExport } from './export-document';
 import { ExportClaim, ExportsRepository } from './exports.repository';
+import { JobProcessor, ProcessesJob } from '../infra/queue/job-processor';
 
 export const EXPORT_JOB = 'export.build' as const;
 /** The sections a build writes (a provider, so the list is the one in `sections/index.ts`). */
@@ -36,7 +37,9 @@ class LeaseLost extends Error {}
  * export `failed`. On shutdown a build in progress stops at its next page and gives its attempt back.
  */
 @Injectable()
-export class ExportBuildProcessor {
+// each build streams a whole document: few at a time
+@ProcessesJob(EXPORT_JOB, { concurrency: 2 })
+export class ExportBuildProcessor extends JobProcessor<typeof EXPORT_JOB> {
   private readonly logger = new Logger('ExportBuild');
   private stopping = false;
 
@@ -45,7 +48,9 @@ export class ExportBuildProcessor {
     private readonly exports: ExportsRepository,
     private readonly storage: ObjectStorage,
     @Inject(EXPORT_SECTIONS_TOKEN) private readonly sections: readonly ExportSection[],
-  ) {}
+  ) {
+    super();
+  }
 
   /**
    * Sections read straight through pg's pool as named prepared statements (`prepared`), not through

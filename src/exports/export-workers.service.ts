@@ -2,11 +2,8 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } f
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { QueueService } from '../infra/queue/queue.module';
-import { EXPORT_JOB, ExportBuildProcessor } from './export-build.processor';
+import { ExportBuildProcessor } from './export-build.processor';
 import { ExportSweeper } from './export-sweeper.service';
-
-/** Builds per process: each streams a whole document, so few at a time. */
-const EXPORT_CONCURRENCY = 2;
 
 /**
  * Runs the export builds (queue consumer) and the sweeper in the `all` and `worker` roles, on the
@@ -28,7 +25,7 @@ export class ExportWorkers implements OnApplicationBootstrap, OnModuleDestroy {
 
   onApplicationBootstrap(): void {
     if (this.config.SERVICE_ROLE === 'api') return;
-    this.queue.process(EXPORT_JOB, (job) => this.processor.handle(job), { concurrency: EXPORT_CONCURRENCY });
+    this.queue.consume(this.processor);
     this.sweeper.start();
     this.started = true;
     this.logger.log(`user exports running on the ${this.queue.kind} queue`);

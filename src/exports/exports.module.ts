@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { QueueModule } from '../infra/queue/queue.module';
 import { StorageModule } from '../infra/storage/storage.module';
 import { UsersModule } from '../users/users.module';
 import { ExportBuildModule } from './export-build.module';
@@ -8,7 +7,7 @@ import { ExportsService } from './exports.service';
 
 /** CONTRACT §20 exports, the API side: request an export, read its state and download URL. */
 @Module({
-  imports: [ExportBuildModule, UsersModule, QueueModule, StorageModule],
+  imports: [ExportBuildModule, UsersModule, StorageModule],
   controllers: [ExportsController],
   providers: [ExportsService],
 })

@@ -11,10 +11,7 @@ import type { AppConfig } from '../config/config.schema';
 import { PushGateway } from '../infra/push/push-gateway';
 import { QueueService } from '../infra/queue/queue.module';
 import { PushProcessor } from './push.processor';
-import { PUSH_JOB, PushRelay } from './push.relay';
-
-/** Multicasts in flight per process. */
-const PUSH_CONCURRENCY = 4;
+import { PushRelay } from './push.relay';
 
 /**
  * Runs push (relay + queue consumer) in the `all` and `worker` roles, and only when a service account
@@ -34,8 +31,12 @@ export class PushWorkers implements OnApplicationBootstrap, OnModuleDestroy, OnA
   ) {}
 
   onApplicationBootstrap(): void {
-    if (this.config.SERVICE_ROLE === 'api' || !this.gateway.enabled) return;
-    this.queue.process(PUSH_JOB, (job) => this.processor.handle(job), { concurrency: PUSH_CONCURRENCY });
+    if (this.config.SERVICE_ROLE === 'api') return;
+    if (!this.gateway.enabled) {
+      this.queue.skip(this.processor);
+      return;
+    }
+    this.queue.consume(this.processor);
     this.relay.start();
     this.started = true;
     this.logger.log(`push notifications running on the ${this.queue.kind} queue`);

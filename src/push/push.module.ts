@@ -3,7 +3,6 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { FcmPushGateway } from '../infra/push/fcm.gateway';
 import { DisabledPushGateway, PushGateway } from '../infra/push/push-gateway';
-import { QueueModule } from '../infra/queue/queue.module';
 import { DevicesRepository } from './devices.repository';
 import { PushWorkers } from './push-workers.service';
 import { PushProcessor } from './push.processor';
@@ -15,7 +14,6 @@ import { PushRelay } from './push.relay';
  * (a file that cannot be read stops start-up).
  */
 @Module({
-  imports: [QueueModule],
   providers: [
     {
       provide: PushGateway,

@@ -1,8 +1,10 @@
+import { PUSH_JOB } from './push.relay';
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { DomainEventMap } from '../events/event-types';
 import { isDeadToken, PushGateway, PushOutcome } from '../infra/push/push-gateway';
 import { DevicesRepository } from './devices.repository';
+import { JobProcessor, ProcessesJob } from '../infra/queue/job-processor';
 
 type CreatedMessage = DomainEventMap['message.created']['message'];
 
@@ -25,14 +27,18 @@ export function pushFor(message: CreatedMessage): { title: string; data: Record<
  * logged, so a retry never notifies a device twice.
  */
 @Injectable()
-export class PushProcessor {
+// multicasts in flight per process
+@ProcessesJob(PUSH_JOB, { concurrency: 4 })
+export class PushProcessor extends JobProcessor<typeof PUSH_JOB> {
   private readonly logger = new Logger('Push');
 
   constructor(
     private readonly db: DataSource,
     private readonly devices: DevicesRepository,
     private readonly gateway: PushGateway,
-  ) {}
+  ) {
+    super();
+  }
 
   async handle(job: { eventId: string }): Promise<void> {
     if (!this.gateway.enabled) return;

@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { HttpOutModule } from '../infra/http-out/http-out.module';
-import { QueueModule } from '../infra/queue/queue.module';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookDeliveryProcessor } from './webhook-delivery.processor';
 import { WebhookDispatcher } from './webhook-dispatcher';
@@ -10,7 +9,7 @@ import { WebhookWorkers } from './webhook-workers.service';
 
 /** The delivery pipeline: event log → relay → queue → HTTP attempt. Imported by every role. */
 @Module({
-  imports: [QueueModule, HttpOutModule],
+  imports: [HttpOutModule],
   providers: [
     WebhookDeliveriesRepository,
     WebhookDispatcher,

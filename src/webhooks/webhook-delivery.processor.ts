@@ -15,8 +15,9 @@ import {
   DeliveryRow,
   WebhookDeliveriesRepository,
 } from './webhook-deliveries.repository';
-import { WebhookDispatcher } from './webhook-dispatcher';
+import { DELIVER_JOB, WebhookDispatcher } from './webhook-dispatcher';
 import { signWebhook, standardWebhookHeaders } from './webhook-signature';
+import { JobProcessor, ProcessesJob } from '../infra/queue/job-processor';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const VERSION: string = (require('../../package.json') as { version: string }).version;
@@ -36,7 +37,9 @@ type Classified = Pick<AttemptOutcome, 'responseStatus' | 'responseBody' | 'erro
  * one transaction, and queue the next attempt after it commits.
  */
 @Injectable()
-export class WebhookDeliveryProcessor {
+// parallel HTTP attempts per process
+@ProcessesJob(DELIVER_JOB, { concurrency: 32 })
+export class WebhookDeliveryProcessor extends JobProcessor<typeof DELIVER_JOB> {
   private readonly logger = new Logger('WebhookDelivery');
   private readonly attemptsTotal: Counter<'outcome'>;
   private readonly attemptSeconds: Histogram;
@@ -50,6 +53,7 @@ export class WebhookDeliveryProcessor {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     metrics: Metrics,
   ) {
+    super();
     this.attemptsTotal = new Counter({
       name: 'chat_webhook_attempts_total',
       help: 'Webhook HTTP attempts by outcome (succeeded, failed, retry, permanently_failed)',

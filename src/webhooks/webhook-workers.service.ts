@@ -3,12 +3,8 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { QueueService } from '../infra/queue/queue.module';
 import { WebhookDeliveryProcessor } from './webhook-delivery.processor';
-import { DELIVER_JOB } from './webhook-dispatcher';
 import { WebhookRelay } from './webhook-relay.service';
 import { WebhookSweeper } from './webhook-sweeper.service';
-
-/** Parallel HTTP attempts per process. */
-const DELIVERY_CONCURRENCY = 32;
 
 /**
  * Runs the delivery side (relay, queue consumer, sweeper) in the `all` and `worker` roles; an `api`
@@ -31,9 +27,7 @@ export class WebhookWorkers implements OnApplicationBootstrap, OnModuleDestroy {
 
   onApplicationBootstrap(): void {
     if (this.config.SERVICE_ROLE === 'api') return;
-    this.queue.process(DELIVER_JOB, (job) => this.processor.handle(job), {
-      concurrency: DELIVERY_CONCURRENCY,
-    });
+    this.queue.consume(this.processor);
     this.relay.start();
     this.sweeper.start();
     this.started = true;

@@ -1,15 +1,14 @@
 import { Logger } from '@nestjs/common';
 import { Queue, Worker } from 'bullmq';
+import { JobProcessor, processorMeta } from './job-processor';
 import type Redis from 'ioredis';
 import type { JobData, JobName } from './job-map';
 import {
   EnqueueOptions,
   JOB_ATTEMPTS,
   JOB_BACKOFF_MS,
-  JobHandler,
   JobQueue,
   JobSpec,
-  ProcessOptions,
 } from './job-queue';
 
 /** An add that Redis does not acknowledge in time counts as failed (the caller keeps it and retries). */
@@ -18,16 +17,16 @@ const ADD_TIMEOUT_MS = 3_000;
 export interface BullMqConnections {
   /** Producer connection: commands fail fast while Redis is down. */
   producer: Redis;
-  /** A worker connection (maxRetriesPerRequest: null, as BullMQ requires); one per consumed job name. */
-  worker: (name: string) => Redis;
   /** Key prefix, so deployments and test files sharing a Redis do not see each other's jobs. */
   prefix: string;
 }
 
 /**
  * The Redis-backed queue: one BullMQ queue per job name. Completed jobs are removed (their deterministic
- * id can then be used again); failed ones are kept for inspection. A worker that dies mid-job loses its
- * lock and BullMQ hands the job to another worker.
+ * id can then be used again); failed ones are kept for inspection. Consumers are `@nestjs/bullmq`
+ * processors (`@ProcessesJob`): the Bull explorer builds their Workers on the shared worker
+ * connection (QueueModule) and `consume` starts one. A worker that dies mid-job loses its lock and
+ * BullMQ hands the job to another worker.
  */
 export class BullMqQueue extends JobQueue {
   readonly kind = 'bullmq' as const;
@@ -83,21 +82,22 @@ export class BullMqQueue extends JobQueue {
     }
   }
 
-  process<N extends JobName>(name: N, handler: JobHandler<N>, opts: ProcessOptions): void {
-    const worker = new Worker<JobData<N>>(name, async (job) => handler(job.data), {
-      connection: this.conn.worker(name),
-      prefix: this.conn.prefix,
-      concurrency: opts.concurrency,
-      lockDuration: 15_000,
-      stalledInterval: 10_000,
-      maxStalledCount: 3,
-    });
+  consume<N extends JobName>(processor: JobProcessor<N>): void {
+    const { name } = processorMeta(processor);
+    const worker = processor.worker;
     worker.on('error', (err) => this.logger.warn(`worker ${name}: ${err.message}`));
     worker.on('failed', (job, err) => {
       if (job && job.attemptsMade >= (job.opts.attempts ?? 1))
         this.logger.error(`${name} ${job.id} failed for good: ${err.message}`);
     });
     this.workers.push(worker);
+    // run() settles when the worker closes; an error that stops it is logged, never unhandled
+    worker.run().catch((err: unknown) => this.logger.error(`worker ${name} stopped: ${String(err)}`));
+  }
+
+  skip<N extends JobName>(processor: JobProcessor<N>): void {
+    // the explorer built its Worker (with a connection of its own): close it rather than leave it idle
+    processor.worker.close().catch((err: unknown) => this.logger.warn(`closing an unused worker: ${String(err)}`));
   }
 
   async close(): Promise<void> {

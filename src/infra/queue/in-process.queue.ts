@@ -4,11 +4,10 @@ import {
   EnqueueOptions,
   JOB_ATTEMPTS,
   JOB_BACKOFF_MS,
-  JobHandler,
   JobQueue,
   JobSpec,
-  ProcessOptions,
 } from './job-queue';
+import { JobProcessor, processorMeta } from './job-processor';
 
 interface Entry {
   name: JobName;
@@ -50,11 +49,16 @@ export class InProcessQueue extends JobQueue {
     for (const j of jobs) await this.add(name, j.data, j.opts);
   }
 
-  process<N extends JobName>(name: N, handler: JobHandler<N>, opts: ProcessOptions): void {
+  consume<N extends JobName>(processor: JobProcessor<N>): void {
+    const { name, concurrency } = processorMeta(processor);
     const lane = this.lane(name);
-    lane.handler = handler as (data: unknown) => Promise<void>;
-    lane.concurrency = Math.max(1, opts.concurrency);
+    lane.handler = (data) => processor.handle(data as JobData<N>);
+    lane.concurrency = Math.max(1, concurrency);
     this.pump(lane);
+  }
+
+  skip(): void {
+    // nothing was set up for it: its jobs, if any were added, wait in their lane
   }
 
   async close(): Promise<void> {

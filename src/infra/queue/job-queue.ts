@@ -1,4 +1,5 @@
 import type { JobData, JobName } from './job-map';
+import type { JobProcessor } from './job-processor';
 
 export interface EnqueueOptions {
   /** Deterministic id: adding a job whose id is already waiting, delayed or running does nothing. */
@@ -13,12 +14,6 @@ export interface JobSpec<N extends JobName> {
   opts: EnqueueOptions;
 }
 
-export type JobHandler<N extends JobName> = (data: JobData<N>) => Promise<void>;
-
-export interface ProcessOptions {
-  concurrency: number;
-}
-
 /**
  * A typed background queue. Two implementations: BullMQ when REDIS_URL is set (jobs survive a
  * restart and are shared by every worker instance) and an in-process one otherwise. A handler that
@@ -31,8 +26,11 @@ export abstract class JobQueue {
 
   abstract addBulk<N extends JobName>(name: N, jobs: JobSpec<N>[]): Promise<void>;
 
-  /** Starts consuming `name` in this process. */
-  abstract process<N extends JobName>(name: N, handler: JobHandler<N>, opts: ProcessOptions): void;
+  /** Starts consuming the processor's job name in this process (its `@ProcessesJob` concurrency). */
+  abstract consume<N extends JobName>(processor: JobProcessor<N>): void;
+
+  /** This process will not consume the processor's job (e.g. push without FCM credentials). */
+  abstract skip<N extends JobName>(processor: JobProcessor<N>): void;
 
   /** Stops taking jobs and waits for the running ones to finish. */
   abstract close(): Promise<void>;

@@ -1,4 +1,5 @@
-import { BeforeApplicationShutdown, Global, Inject, Injectable, Module } from '@nestjs/common';
+import { BullModule } from '@nestjs/bullmq';
+import { BeforeApplicationShutdown, DynamicModule, Global, Inject, Injectable, Module } from '@nestjs/common';
 import { createHash } from 'crypto';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
@@ -6,7 +7,8 @@ import { RedisService } from '../redis/redis.module';
 import { BullMqQueue } from './bullmq.queue';
 import { InProcessQueue } from './in-process.queue';
 import type { JobData, JobName } from './job-map';
-import { EnqueueOptions, JobHandler, JobQueue, JobSpec, ProcessOptions } from './job-queue';
+import type { JobProcessor } from './job-processor';
+import { EnqueueOptions, JobQueue, JobSpec } from './job-queue';
 
 /**
  * Jobs name rows of one database, so the queue's keys are namespaced by it too: deployments (or test
@@ -32,7 +34,6 @@ export class QueueService extends JobQueue implements BeforeApplicationShutdown 
     this.impl = redis.enabled
       ? new BullMqQueue({
           producer: redis.duplicate('queue'),
-          worker: (name) => redis.duplicate(`queue-worker:${name}`, { maxRetriesPerRequest: null }),
           prefix: queuePrefix(redis.prefix, config.DATABASE_URL),
         })
       : new InProcessQueue();
@@ -50,8 +51,12 @@ export class QueueService extends JobQueue implements BeforeApplicationShutdown 
     return this.impl.addBulk(name, jobs);
   }
 
-  process<N extends JobName>(name: N, handler: JobHandler<N>, opts: ProcessOptions): void {
-    this.impl.process(name, handler, opts);
+  consume<N extends JobName>(processor: JobProcessor<N>): void {
+    this.impl.consume(processor);
+  }
+
+  skip<N extends JobName>(processor: JobProcessor<N>): void {
+    this.impl.skip(processor);
   }
 
   close(): Promise<void> {
@@ -63,9 +68,35 @@ export class QueueService extends JobQueue implements BeforeApplicationShutdown 
   }
 }
 
+/**
+ * The queue for every module (global). With Redis, in the roles that run background work, it also
+ * sets up `@nestjs/bullmq`: one worker connection (maxRetriesPerRequest: null, as BullMQ requires)
+ * shared by the processors' Workers, under the same key prefix as the producers. Producers keep their
+ * own fail-fast connection (BullMqQueue), so an enqueue while Redis is away fails in seconds and the
+ * caller's retry path takes over instead of waiting.
+ */
 @Global()
-@Module({
-  providers: [QueueService, { provide: JobQueue, useExisting: QueueService }],
-  exports: [QueueService, JobQueue],
-})
-export class QueueModule {}
+@Module({})
+export class QueueModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    const bull =
+      config.REDIS_URL && config.SERVICE_ROLE !== 'api'
+        ? [
+            BullModule.forRootAsync({
+              inject: [RedisService],
+              useFactory: (redis: RedisService) => ({
+                connection: redis.duplicate('queue-worker', { maxRetriesPerRequest: null }),
+                prefix: queuePrefix(redis.prefix, config.DATABASE_URL),
+              }),
+            }),
+            BullModule.registerQueue(), // no queue providers: it brings the explorer that builds the Workers
+          ]
+        : [];
+    return {
+      module: QueueModule,
+      imports: bull,
+      providers: [QueueService, { provide: JobQueue, useExisting: QueueService }],
+      exports: [QueueService, JobQueue],
+    };
+  }
+}
