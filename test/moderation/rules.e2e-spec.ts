@@ -109,12 +109,9 @@ describe('moderation rules × actions', () => {
         rules: ['flood'],
         flood: { max_repeats: 1, window_seconds: 1 },
       });
+      // (that a repeat inside the window is refused is the test above, with a window no slow machine
+      // outlasts: here a second send at once could itself land after 1 s on a loaded machine)
       await send(ana, ch.id, 'again');
-      expectError(
-        await ana.api.post(`/v1/channels/${ch.id}/messages`, { content: 'again' }),
-        422,
-        'MESSAGE_REJECTED',
-      );
       await new Promise((r) => setTimeout(r, 1100));
       await send(ana, ch.id, 'again');
     });

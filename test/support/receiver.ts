@@ -21,6 +21,8 @@ export interface Answer {
   body?: string;
   /** Hold the answer this long (ms). */
   delayMs?: number;
+  /** Hold the answer until this settles (a test that must act while the request is in flight). */
+  until?: Promise<unknown>;
 }
 
 type Responder = (req: ReceivedRequest) => Answer | number;
@@ -123,7 +125,9 @@ export class Receiver {
       };
       this.requests.push(entry);
       for (const w of [...this.waiters]) w();
-      if (answer.delayMs) {
+      if (answer.until) {
+        void answer.until.then(send, send);
+      } else if (answer.delayMs) {
         const timer = setTimeout(() => {
           this.timers.delete(timer);
           send();

@@ -168,13 +168,17 @@ describe('webhook delivery', () => {
 
   it('refuses a manual retry while the delivery is pending', async () => {
     const ws = await newWorkspace(t);
-    const url = rx.url(() => ({ status: 200, delayMs: 600 }));
+    // the receiver answers only once the test has asked for the retry: the attempt is surely in flight
+    let answer!: () => void;
+    const asked = new Promise<void>((resolve) => (answer = resolve));
+    const url = rx.url(() => ({ status: 200, until: asked }));
     const wh = await createWebhook(ws, url, ['user.created']);
     await provision(ws, 'ana');
     await rx.waitFor(url);
     const [d] = await listDeliveries(ws, wh.id);
     expect(d!.status).toBe('pending');
     const res = await ws.api.post(`/v1/webhooks/${wh.id}/deliveries/${d!.id}/retry`);
+    answer();
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('VALIDATION_ERROR');
     await waitDeliveries(ws, wh.id, (l) => l[0]?.status === 'succeeded', 'succeeded');
