@@ -6,7 +6,7 @@ import { ApiErrors, NO_CHANNEL } from '../common/errors/api-errors';
 import { AttachmentsService } from './attachments.service';
 import { PresignAttachmentDto, PresignResponseDto } from './dto/presign.dto';
 
-/** CONTRACT §9. */
+/** Presigned uploads and the files they store. */
 @ApiTags('attachments')
 @Controller('v1/attachments')
 export class AttachmentsController {

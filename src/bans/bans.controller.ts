@@ -12,7 +12,7 @@ const ADMIN_ONLY =
   'FORBIDDEN: the caller is not an admin of the group (bans are set in groups); NOT_A_MEMBER: the caller is not in the channel';
 
 /**
- * CONTRACT §19: bans. A banned user's sends, edits and reactions are 403 BANNED (everywhere for a
+ * bans. A banned user's sends, edits and reactions are 403 BANNED (everywhere for a
  * workspace ban, which also refuses and closes their sockets); a shadow ban lets them send but shows
  * their messages to nobody else. Banning again replaces reason, expiry and kind.
  */

@@ -15,7 +15,7 @@ import { ExternalIdPipe } from '../users/external-id.pipe';
 import { BlockDto, BlockPageDto, BlockViewDto } from './dto/block.dto';
 import { BlocksService } from './blocks.service';
 
-/** CONTRACT §5: the caller's blocks. A block hides the blocked user's messages from the caller. */
+/** the caller's blocks. A block hides the blocked user's messages from the caller. */
 @ApiTags('blocks')
 @Auth('user')
 @Controller('v1/me/blocks')

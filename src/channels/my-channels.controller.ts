@@ -14,7 +14,7 @@ import { MyChannelsService } from './my-channels.service';
 const ADMIN_ONLY = 'NOT_A_MEMBER: the caller is not in the channel; FORBIDDEN: the caller is not an admin of the group';
 const DIRECT_MEMBERS = 'VALIDATION_ERROR: unknown or malformed external ids; direct channels refuse member changes';
 
-/** End-user routes: membership and SPEC.md's role rules apply. */
+/** End-user routes: membership and the role rules apply. */
 @ApiTags('me')
 @Auth('user')
 @Controller('v1/me/channels')
@@ -39,7 +39,7 @@ export class MyChannelsController {
   }
 
   /**
-   * The caller's own state of the channel (CONTRACT §18): mute push until a time or "forever", hide it
+   * The caller's own state of the channel: mute push until a time or "forever", hide it
    * until someone else sends, archive it. Only the fields present change; answers the channel as
    * GET /v1/me/channels shows it to the caller. Other members are not affected.
    */

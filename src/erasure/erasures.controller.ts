@@ -6,7 +6,7 @@ import { ApiErrors } from '../common/errors/api-errors';
 import { ErasureDto } from './dto/erasure.dto';
 import { ErasureService } from './erasure.service';
 
-/** CONTRACT §20: the state of a user erasure the request answered 202 for (backend key only). */
+/** the state of a user erasure the request answered 202 for (backend key only). */
 @ApiTags('users')
 @Auth('backend')
 @Controller('v1/erasures')

@@ -10,7 +10,7 @@ import { ExportsService } from './exports.service';
 
 const EXPORT_ID = uuidParam('Export');
 
-/** CONTRACT §20: user data exports (the backend key only). */
+/** user data exports (the backend key only). */
 @ApiTags('exports')
 @Auth('backend')
 @Controller('v1')

@@ -7,7 +7,7 @@ import { FlagQueueQueryDto, ResolveFlagDto } from './dto/flag.dto';
 import { FlagEntryDto, FlagEntryPageDto } from './dto/flag-response.dto';
 import { FlagReviewsService } from './flag-reviews.service';
 
-/** CONTRACT §19: the review queue of flags (backend key). */
+/** the review queue of flags (backend key). */
 @ApiTags('moderation')
 @Auth('backend')
 @Controller('v1/moderation/flags')

@@ -24,7 +24,7 @@ function FlagResponses(self: string, notFound: string, more: Partial<Record<Erro
 }
 
 /**
- * CONTRACT §19: reports. A user JWT, or a backend key on behalf of `user_external_id`. 201 with the
+ * reports. A user JWT, or a backend key on behalf of `user_external_id`. 201 with the
  * flag; 200 with the earlier flag when the reporter had already flagged the target (one flag per
  * reporter and target, ever).
  */

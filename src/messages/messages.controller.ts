@@ -81,7 +81,7 @@ export class MessagesController {
     return this.history.page(p, channelRef, q);
   }
 
-  /** A thread's replies, oldest first (CONTRACT §15). */
+  /** A thread's replies, oldest first. */
   @Get('messages/:id/replies')
   @Auth('any')
   @ApiOperation({ operationId: 'listReplies', summary: "List a thread's replies" })

@@ -7,7 +7,7 @@ import { ExternalIdPipe } from '../users/external-id.pipe';
 import { MuteDto, MuteViewDto } from './dto/mute.dto';
 import { MutesService } from './mutes.service';
 
-/** CONTRACT §5: workspace-wide posting mutes, set by the backend. */
+/** workspace-wide posting mutes, set by the backend. */
 @ApiTags('mutes')
 @Auth('backend')
 @Controller('v1/users/:external_id/mute')

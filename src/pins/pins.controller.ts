@@ -10,7 +10,7 @@ import { PinsService } from './pins.service';
 const WHO =
   'FORBIDDEN: a user who is not an admin of the group; NOT_A_MEMBER: a user outside the channel (a direct channel: either member may)';
 
-/** CONTRACT §16: pinned messages. */
+/** pinned messages. */
 @ApiTags('pins')
 @Controller('v1')
 export class PinsController {

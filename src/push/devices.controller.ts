@@ -18,7 +18,7 @@ const BAD_DEVICE =
   'VALIDATION_ERROR: a token that is not 1-4096 printable ASCII characters, a platform other than ios, android, web';
 const BAD_TOKEN = 'VALIDATION_ERROR: a token that is not 1-4096 printable ASCII characters';
 
-/** CONTRACT §5: the caller's push devices. */
+/** the caller's push devices. */
 @ApiTags('devices')
 @Auth('user')
 @Controller('v1/me/devices')

@@ -67,7 +67,7 @@ export class UsersController {
   }
 
   /**
-   * Erases the user (CONTRACT §5, §20): their record, memberships (they leave their channels),
+   * Erases the user: their record, memberships (they leave their channels),
    * devices, blocks, reactions and mute go, and their messages are kept with `user: null`, anonymized
    * or deleted as `messages` says. 204 when done; with more than 1,000 messages the user is gone at
    * once (404, tokens refused, the external id free again) and a job finishes the rest: 202 `{job_id}`,

@@ -110,6 +110,17 @@ describe('OpenAPI: the document at /docs-json', () => {
     expect(problems).toEqual([]);
   });
 
+  it('documents the Retry-After header of every 429 and 503', () => {
+    const missing = operationsOf(doc).flatMap(({ method, path, op }) =>
+      Object.entries(op.responses)
+        .filter(([status]) => status === '429' || status === '503')
+        .filter(([, r]) => !(r as { headers?: Record<string, unknown> }).headers?.['Retry-After'])
+        .map(([status]) => `${method} ${path} ${status}`),
+    );
+    expect(missing).toEqual([]);
+    expect(operationsOf(doc).filter(({ op }) => op.responses['429']).length).toBeGreaterThan(0);
+  });
+
   it('documents limits as bounded integers and requires no body where none is needed', () => {
     const problems: string[] = [];
     for (const { method, path, op } of operationsOf(doc)) {

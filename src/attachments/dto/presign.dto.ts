@@ -5,7 +5,7 @@ export class PresignAttachmentDto {
   /** The file's name; only a safe base name of it is kept. */
   @IsString() @MinLength(1) @MaxLength(1024) filename!: string;
 
-  /** MIME type, one of the allowed attachment types (CONTRACT §9). */
+  /** MIME type, one of the allowed attachment types. */
   @IsString() @MinLength(1) @MaxLength(255) mime_type!: string;
 
   /** Exact size in bytes; the upload must match it. */

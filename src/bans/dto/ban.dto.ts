@@ -17,7 +17,7 @@ import { EXTERNAL_ID_PATTERN, EXTERNAL_ID_RULE } from '../../users/dto/user.dto'
 /** Ten years: "for a while" in any app; leave `duration_seconds` out for a ban until lifted. */
 export const MAX_BAN_SECONDS = 10 * 365 * 86400;
 
-/** POST /v1/users/:external_id/ban (CONTRACT §19). */
+/** POST /v1/users/:external_id/ban. */
 export class BanDto {
   /** Shown to moderators (GET /v1/bans, webhooks) and in the user's data export (which goes to the backend). */
   @ApiPropertyOptional({ maxLength: 500 })

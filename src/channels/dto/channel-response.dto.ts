@@ -1,7 +1,7 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { PageDto } from '../../common/http/page.dto';
 
-/** The channel object (CONTRACT §6, §17), its page, and what the channel routes answer besides it. */
+/** The channel object, its page, and what the channel routes answer besides it. */
 
 @ApiSchema({ name: 'ChannelMember' })
 export class ChannelMemberDto {
@@ -56,7 +56,7 @@ export class PresenceMemberDto {
   last_seen_at!: string | null;
 }
 
-/** GET /v1/channels/:id/presence (CONTRACT §6). */
+/** GET /v1/channels/:id/presence. */
 @ApiSchema({ name: 'ChannelPresence' })
 export class ChannelPresenceDto {
   members!: PresenceMemberDto[];

@@ -22,7 +22,7 @@ function IsTimeOrForever(): PropertyDecorator {
 }
 
 /**
- * PATCH /v1/me/channels/:id/state (CONTRACT §18): the caller's own state of a channel. Only the fields
+ * PATCH /v1/me/channels/:id/state: the caller's own state of a channel. Only the fields
  * present change; an empty body changes nothing and answers the current state.
  */
 export class ChannelStateDto {
@@ -57,7 +57,7 @@ export class MyChannelsQueryDto extends ListQueryDto {
   include?: string;
 }
 
-/** A channel as GET /v1/me/channels lists it to the caller (CONTRACT §6 and §18): the channel object and the caller's view. */
+/** A channel as GET /v1/me/channels lists it to the caller: the channel object and the caller's view. */
 @ApiSchema({ name: 'MyChannel' })
 export class MyChannelDto extends ChannelDto {
   /** The caller's role (null in direct channels) */

@@ -19,7 +19,7 @@ import { EXTERNAL_ID_PATTERN, EXTERNAL_ID_RULE } from '../../users/dto/user.dto'
 
 export const MAX_SLOW_MODE_SECONDS = 3600;
 
-/** CONTRACT §17's controls and custom data, on create and on PATCH. */
+/** A channel's controls and custom data, on create and on PATCH. */
 class ChannelControlsDto {
   /** Users cannot send, edit, react or unsend (403 CHANNEL_FROZEN); backend and system sends pass. */
   @IsOptionalNotNull() @IsBoolean() frozen?: boolean;

@@ -22,8 +22,8 @@ export class ErrorBodyDto {
   request_id!: string;
 }
 
-/** CONTRACT §2: the one body of every error, REST and socket acknowledgements alike. */
-@ApiSchema({ name: 'Error', description: 'CONTRACT §2: the one body of every error.' })
+/** the one body of every error, REST and socket acknowledgements alike. */
+@ApiSchema({ name: 'Error', description: 'the one body of every error.' })
 export class ErrorResponseDto {
   error!: ErrorBodyDto;
 }

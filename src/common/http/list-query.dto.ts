@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 
-/** CONTRACT §1: page size 1-100, default 50. */
+/** page size 1-100, default 50. */
 export const LIMIT_PROPERTY = { type: 'integer', minimum: 1, maximum: 100, default: 50 } as const;
 
 export class ListQueryDto {

@@ -1,10 +1,12 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, getSchemaPath, SwaggerModule } from '@nestjs/swagger';
 import type {
+  HeaderObject,
   OpenAPIObject,
   OperationObject,
   PathItemObject,
   ReferenceObject,
+  ResponseObject,
   ResponsesObject,
   SchemaObject,
 } from '@nestjs/swagger';
@@ -13,28 +15,28 @@ import { ErrorResponseDto } from '../errors/error-response.dto';
 
 /** Every tag a controller uses, in the order the reference shows them. */
 export const API_TAGS: Record<string, string> = {
-  users: 'Users of the workspace (CONTRACT §5), their tokens, and erasure (§20). Backend key.',
-  channels: 'Channels as the backend manages them (CONTRACT §6, §17): no role checks. Backend key.',
-  me: "The caller's own channels, with SPEC.md's role rules (CONTRACT §6, §18). User JWT.",
-  messages: 'Sending, history, threads, editing and unsending (CONTRACT §7, §15).',
-  reactions: 'One reaction per user and message (CONTRACT §7).',
-  receipts: 'Read and delivery cursors (CONTRACT §6).',
-  pins: 'Pinned messages (CONTRACT §16).',
-  search: 'Full-text search of messages (CONTRACT §8).',
-  sync: 'Catching up after a disconnect: events since a cursor (CONTRACT §12).',
-  attachments: 'Presigned uploads and the files they store (CONTRACT §9).',
-  devices: 'Push notification devices (CONTRACT §5).',
-  blocks: "The caller's blocks (CONTRACT §5). User JWT.",
-  mutes: 'Workspace-wide posting mutes (CONTRACT §5). Backend key.',
-  bans: 'Workspace and channel bans, shadow bans included (CONTRACT §19).',
-  flags: 'Reports of messages and users (CONTRACT §19).',
-  moderation: 'The flag review queue and the moderation audit trail (CONTRACT §4, §19). Backend key.',
-  webhooks: 'Webhooks and their deliveries (CONTRACT §10). Backend key.',
-  exports: "Exports of a user's data (CONTRACT §20). Backend key.",
-  workspace: 'The calling workspace: settings and key rotation (CONTRACT §3, §4). Backend key.',
+  users: 'Users of the workspace, their tokens, and erasure. Backend key.',
+  channels: 'Channels as the backend manages them: no role checks. Backend key.',
+  me: "The caller's own channels, with the role rules. User JWT.",
+  messages: 'Sending, history, threads, editing and unsending.',
+  reactions: 'One reaction per user and message.',
+  receipts: 'Read and delivery cursors.',
+  pins: 'Pinned messages.',
+  search: 'Full-text search of messages.',
+  sync: 'Catching up after a disconnect: events since a cursor.',
+  attachments: 'Presigned uploads and the files they store.',
+  devices: 'Push notification devices.',
+  blocks: "The caller's blocks. User JWT.",
+  mutes: 'Workspace-wide posting mutes. Backend key.',
+  bans: 'Workspace and channel bans, shadow bans included.',
+  flags: 'Reports of messages and users.',
+  moderation: 'The flag review queue and the moderation audit trail. Backend key.',
+  webhooks: 'Webhooks and their deliveries. Backend key.',
+  exports: "Exports of a user's data. Backend key.",
+  workspace: 'The calling workspace: settings and key rotation. Backend key.',
   admin:
-    'The operator API: workspaces (CONTRACT §4). Operator token; 404 while SERVICE_ADMIN_TOKEN is unset.',
-  operations: 'Liveness and readiness probes (CONTRACT §14). No credentials.',
+    'The operator API: workspaces. Operator token; 404 while SERVICE_ADMIN_TOKEN is unset.',
+  operations: 'Liveness and readiness probes. No credentials.',
 };
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'] as const;
@@ -158,5 +160,15 @@ export function documentEdgeErrors(document: OpenAPIObject): void {
     // the probes answer for themselves (readyz documents its own 503)
     if (!op.tags?.includes('operations'))
       add(op.responses, 503, 'UNAVAILABLE: the database or Redis is down; Retry-After in seconds');
+    // a client waits this long before trying again (rate limits, slow mode, a dependency away)
+    for (const status of [429, 503]) {
+      const res = op.responses[status] as ResponseObject | undefined;
+      if (res && !('$ref' in res)) res.headers = { ...res.headers, 'Retry-After': RETRY_AFTER };
+    }
   }
 }
+
+const RETRY_AFTER: HeaderObject = {
+  description: 'Seconds to wait before trying again',
+  schema: { type: 'integer', minimum: 1 },
+};

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 
 /**
- * CONTRACT §1's keyset page: every list answers `{<items>, has_more, next_cursor}`. A page class
+ * A keyset page: every list answers `{<items>, has_more, next_cursor}`. A page class
  * extends this and adds its items under their own name (`messages`, `channels`, …).
  */
 export class PageDto {

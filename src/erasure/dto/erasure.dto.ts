@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
 import { ERASURE_MODES, type ErasureMode } from '../erasure.repository';
 
-/** `DELETE /v1/users/:external_id?messages=…` (CONTRACT §20). */
+/** `DELETE /v1/users/:external_id?messages=…`. */
 export class EraseUserQueryDto {
   /**
    * What happens to the messages the user wrote: `keep` (the default) keeps them with `user: null`;

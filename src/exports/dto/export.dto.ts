@@ -1,7 +1,7 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { EXPORT_STATUSES, type ExportStatus } from '../exports.repository';
 
-/** CONTRACT §20: the answer to an export request. */
+/** the answer to an export request. */
 @ApiSchema({ name: 'ExportRequested' })
 export class ExportRequestedDto {
   /** The export's id, for `GET /v1/exports/:id`. */
@@ -11,7 +11,7 @@ export class ExportRequestedDto {
   status!: 'pending';
 }
 
-/** CONTRACT §20: an export and, once it is ready, where to download its JSON document. */
+/** an export and, once it is ready, where to download its JSON document. */
 @ApiSchema({ name: 'Export' })
 export class ExportDto {
   id!: string;

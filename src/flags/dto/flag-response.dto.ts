@@ -4,7 +4,7 @@ import { MessageDto, UserRefDto } from '../../messages/dto/message.dto';
 import { REVIEW_ACTIONS, type ReviewAction } from '../../moderation/moderation-audit.repository';
 import { UserDto } from '../../users/dto/user.dto';
 
-/** Flags and the review queue (CONTRACT §19). */
+/** Flags and the review queue. */
 
 @ApiSchema({ name: 'Flag' })
 export class FlagDto {

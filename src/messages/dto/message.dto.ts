@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { PageDto } from '../../common/http/page.dto';
 
-/** Response schemas of the message object (CONTRACT §7, §15, §16) for the OpenAPI document. */
+/** Response schemas of the message object for the OpenAPI document. */
 
 @ApiSchema({ name: 'MessageUser' })
 export class MessageUserDto {
@@ -68,7 +68,7 @@ export class MessageDto {
   attachment_url!: string | null;
   @ApiProperty({ type: MessageAttachmentDto, nullable: true })
   attachment!: MessageAttachmentDto | null;
-  /** Custom data (CONTRACT §17): a JSON object of at most 4 KiB; {} when none and once unsent. */
+  /** Custom data: a JSON object of at most 4 KiB; {} when none and once unsent. */
   @ApiProperty({ type: 'object', additionalProperties: true, example: { order_id: 'o-42' } })
   metadata!: Record<string, unknown>;
   /** Only on replies. */
@@ -77,7 +77,7 @@ export class MessageDto {
   quoted_message?: QuotedMessageDto;
   /** Only when the message mentions someone. */
   mentions?: MentionDto[];
-  /** Only on thread replies (CONTRACT §15): the thread's root. */
+  /** Only on thread replies: the thread's root. */
   thread_id?: string;
   /** Only on thread replies: whether the reply is also shown in the channel's history. */
   show_in_channel?: boolean;
@@ -89,7 +89,7 @@ export class MessageDto {
   /** On every message that is not a thread reply: the authors of replies, earliest first, at most 10. */
   thread_participants?: UserRefDto[];
   reactions!: ReactionSummaryDto[];
-  /** When the message was pinned (CONTRACT §16); null when it is not pinned. */
+  /** When the message was pinned; null when it is not pinned. */
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
   pinned_at!: string | null;
   /** Who pinned it; null when it is not pinned, or when a backend key (or a since deleted user) pinned it. */
@@ -97,7 +97,7 @@ export class MessageDto {
   pinned_by!: UserRefDto | null;
   /**
    * Present (true) only for a backend key, on a message sent while its author was shadow-banned
-   * (CONTRACT §19); nobody but its author sees such a message, and they are not told.
+   *; nobody but its author sees such a message, and they are not told.
    */
   @ApiPropertyOptional({ enum: [true] })
   shadowed?: true;

@@ -16,7 +16,7 @@ export const MAX_MENTIONS = 50;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 128;
 
 /**
- * The send body of CONTRACT §7. Only the shape is checked here; the rules that depend on the channel
+ * The send body. Only the shape is checked here; the rules that depend on the channel
  * (parent, mentions, attachment URL, empty content) run in the service, in the contract's check order.
  */
 export class SendMessageDto {

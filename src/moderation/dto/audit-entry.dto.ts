@@ -1,7 +1,7 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { PageDto } from '../../common/http/page.dto';
 
-/** One entry of the moderation audit trail (CONTRACT §4). */
+/** One entry of the moderation audit trail. */
 @ApiSchema({ name: 'AuditEntry' })
 export class AuditEntryDto {
   @ApiProperty({ format: 'uuid' })

@@ -10,7 +10,7 @@ export class MuteDto {
   @IsOptional() @IsString() @MaxLength(500) reason?: string;
 }
 
-/** A workspace-wide posting mute (CONTRACT §5). */
+/** A workspace-wide posting mute. */
 @ApiSchema({ name: 'Mute' })
 export class MuteViewDto {
   external_id!: string;

@@ -10,7 +10,7 @@ export class MarkDto {
   user_external_id?: string;
 }
 
-/** The caller's cursors after marking a channel read or delivered (CONTRACT §6). */
+/** The caller's cursors after marking a channel read or delivered. */
 @ApiSchema({ name: 'ReadCursors' })
 export class ReadCursorsDto {
   @ApiProperty({ format: 'date-time' })

@@ -8,7 +8,7 @@ import type { MessageType } from '../../messages/message-view.service';
 
 export const MESSAGE_TYPES: MessageType[] = ['text', 'image', 'file', 'system'];
 
-/** Query of both search routes (CONTRACT §8). Times are checked as RFC 3339 by the service. */
+/** Query of both search routes. Times are checked as RFC 3339 by the service. */
 export class SearchQueryDto {
   /** `"exact phrase"`, `OR`, `-exclude`; case-insensitive, no stemming, punctuation ignored. */
   @IsString() @Length(1, 256) q!: string;

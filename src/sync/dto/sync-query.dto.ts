@@ -38,7 +38,7 @@ export class SyncQueryDto {
   limit?: number;
 }
 
-/** An event as realtime carried it (CONTRACT §11, §12). */
+/** An event as realtime carried it. */
 @ApiSchema({ name: 'SyncEvent' })
 export class SyncEventDto {
   /** The channel's sequence number; absent on user-scoped events. */

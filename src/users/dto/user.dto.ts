@@ -48,7 +48,7 @@ export class IssueTokenDto {
   @IsOptionalNotNull() @IsInt() @Min(60) @Max(86400) ttl_seconds?: number;
 }
 
-/** The user object of CONTRACT §5. */
+/** A user of the workspace. */
 @ApiSchema({ name: 'User' })
 export class UserDto {
   @ApiProperty({ format: 'uuid' })
@@ -70,7 +70,7 @@ export class UserListDto {
   users!: UserDto[];
 }
 
-/** A user JWT issued by the service (CONTRACT §3). */
+/** A user JWT issued by the service. */
 @ApiSchema({ name: 'UserToken' })
 export class UserTokenDto {
   /** HS256, kid = the workspace's api key, sub = the user's external id. */

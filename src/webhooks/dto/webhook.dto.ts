@@ -85,7 +85,7 @@ export class ListDeliveriesQueryDto extends ListQueryDto {
   status?: DeliveryStatus;
 }
 
-/** CONTRACT §10's webhook object. */
+/** A webhook. */
 @ApiSchema({ name: 'Webhook' })
 export class WebhookDto {
   @ApiProperty({ format: 'uuid' })
@@ -127,7 +127,7 @@ export class WebhookSecretDto {
   signing_secret!: string;
 }
 
-/** CONTRACT §10's delivery record. */
+/** A delivery record: one event to one webhook. */
 @ApiSchema({ name: 'Delivery' })
 export class DeliveryDto {
   @ApiProperty({ format: 'uuid' })
@@ -174,7 +174,7 @@ export class DeliveryAttemptDto {
   error!: string | null;
 }
 
-/** A delivery with the history of its attempts (an extension of CONTRACT §10). */
+/** A delivery with the history of its attempts. */
 @ApiSchema({ name: 'DeliveryWithAttempts' })
 export class DeliveryWithAttemptsDto extends DeliveryDto {
   attempt_log!: DeliveryAttemptDto[];

@@ -65,7 +65,7 @@ export class PatchWorkspaceSettingsDto {
   @IsOptionalNotNull() @ValidateNested() @Type(() => ModerationSettingsDto) moderation?: ModerationSettingsDto;
 }
 
-/** The effective settings of a workspace (CONTRACT §4), as GET /v1/workspace and the settings PATCH answer them. */
+/** The effective settings of a workspace, as GET /v1/workspace and the settings PATCH answer them. */
 @ApiSchema({ name: 'FloodSettings' })
 export class FloodSettingsViewDto {
   max_repeats!: number;

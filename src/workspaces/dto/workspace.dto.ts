@@ -20,7 +20,7 @@ export class RotateSecretDto {
   grace_seconds?: number;
 }
 
-/** A workspace as GET /v1/workspace and the admin list show it (CONTRACT §4). */
+/** A workspace as GET /v1/workspace and the admin list show it. */
 @ApiSchema({ name: 'Workspace' })
 export class WorkspaceDto {
   @ApiProperty({ format: 'uuid' })
@@ -38,7 +38,7 @@ export class WorkspaceListDto extends PageDto {
   workspaces!: WorkspaceDto[];
 }
 
-/** A new key pair: both values change (CONTRACT §3). The secret is shown here only. */
+/** A new key pair: both values change. The secret is shown here only. */
 @ApiSchema({ name: 'WorkspaceKeyPair' })
 export class WorkspaceKeyPairDto {
   api_key!: string;
