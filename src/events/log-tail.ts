@@ -73,8 +73,9 @@ export interface PassInfo {
 }
 
 /**
- * The statement of one pass over `parts`: the settled bound, whether committed events are held
- * behind a running transaction, and each active part's output (json) in a column of its own.
+ * The statement of one pass over `parts`: the settled bound, the log's newest position (a backward
+ * probe of its primary key, for the followers' lag), whether committed events are held behind a
+ * running transaction, and each active part's output (json) in a column of its own.
  */
 export function composePass(parts: LogTailPart[]): { text: string; params: unknown[]; outputs: { part: LogTailPart; column: string }[] } {
   const q = new PassStatement();
