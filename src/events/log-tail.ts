@@ -61,12 +61,21 @@ export interface PartResult {
 export interface LogTailPart {
   readonly name: string;
   build(q: PassStatement): string | null;
-  apply(output: unknown, pass: { bound: string }): Promise<PartResult>;
+  apply(output: unknown, pass: PassInfo): Promise<PartResult>;
+}
+
+/** What every part of a pass is told besides its own output. */
+export interface PassInfo {
+  /** The statement's settled bound (xid8, as text). */
+  bound: string;
+  /** The newest position in the log (0 when it is empty), for the followers' lag. */
+  head: number;
 }
 
 /**
- * The statement of one pass over `parts`: the settled bound, whether committed events are held
- * behind a running transaction, and each active part's output (json) in a column of its own.
+ * The statement of one pass over `parts`: the settled bound, the log's newest position (a backward
+ * probe of its primary key, for the followers' lag), whether committed events are held behind a
+ * running transaction, and each active part's output (json) in a column of its own.
  */
 export function composePass(parts: LogTailPart[]): { text: string; params: unknown[]; outputs: { part: LogTailPart; column: string }[] } {
   const q = new PassStatement();
@@ -81,7 +90,7 @@ export function composePass(parts: LogTailPart[]): { text: string; params: unkno
   }
   const text = `${FOLLOWER_TAG}
 WITH log_bound AS MATERIALIZED (SELECT ${SETTLED_BOUND_IN_STATEMENT} AS bound)${q.ctes.length ? `,\n${q.ctes.join(',\n')}` : ''}
-SELECT log_bound.bound::text AS bound,
+SELECT log_bound.bound::text AS bound, (SELECT max(e.position) FROM events e) AS head,
        COALESCE((SELECT e.tx_id FROM events e ORDER BY e.tx_id DESC, e.position DESC LIMIT 1) >= log_bound.bound, false) AS held${select.map((s) => `,\n       ${s}`).join('')}
   FROM log_bound`;
   return { text, params: q.params, outputs };
@@ -89,6 +98,7 @@ SELECT log_bound.bound::text AS bound,
 
 interface PassRow {
   bound: string;
+  head: number | string | null;
   held: boolean;
   [part: string]: unknown;
 }
@@ -276,7 +286,7 @@ export class LogTail implements BeforeApplicationShutdown {
     const results = await Promise.all(
       outputs.map(async ({ part, column }) => {
         try {
-          return await part.apply(row[column], { bound: row.bound });
+          return await part.apply(row[column], { bound: row.bound, head: Number(row.head ?? 0) });
         } catch (err) {
           this.logger.warn(`${part.name}: ${String(err)}`);
           this.failed = true;

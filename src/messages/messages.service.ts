@@ -11,7 +11,8 @@ import {
   SendOutcome,
 } from '../channels/channel-writes';
 import type { WorkspacePrincipal } from '../common/auth/principal';
-import { AppError } from '../common/errors/app-error';
+import { AppError, httpStatusOf } from '../common/errors/app-error';
+import { toAppError } from '../common/errors/to-app-error';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import type { DomainEventMap, UserRef } from '../events/event-types';
@@ -22,6 +23,7 @@ import { MessageModeration, ModerationVerdict } from './message-moderation';
 import { freshView, MessageUserView, MessageView, MessageViewer, MessageViews } from './message-view.service';
 import { MessagesRepository } from './messages.repository';
 import { MessageUnsend } from './message-unsend';
+import { Metrics, SendOutcome as SendMetric, Transport } from '../ops/metrics';
 
 export interface SendResult {
   message: MessageView;
@@ -45,6 +47,7 @@ export class MessagesService {
     private readonly moderation: MessageModeration,
     private readonly rules: MessageRules,
     private readonly unsends: MessageUnsend,
+    private readonly metrics: Metrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -52,12 +55,36 @@ export class MessagesService {
    * auth (guard) → membership → idempotent replay → mute → size → rate → parent, mentions, attachment →
    * moderation → persist. A system message (backend only) has no sender and skips mute, rate and moderation.
    * Channel, sender, membership, mute and replay are read in one round trip; the persist is one statement.
+   * Counted and timed by type, outcome and `transport` (chat_messages_sent_total, chat_message_send_duration_seconds).
    */
   async send(
     p: WorkspacePrincipal,
     channelRef: string,
     dto: SendMessageDto,
     system = false,
+    transport: Transport = 'rest',
+  ): Promise<SendResult> {
+    const started = performance.now();
+    const type = system ? 'system' : dto.thread_id !== undefined || dto.parent_id !== undefined ? 'reply' : 'regular';
+    let outcome: SendMetric = 'failed';
+    try {
+      const result = await this.sendChecked(p, channelRef, dto, system);
+      outcome = result.replayed ? 'replayed' : 'created';
+      return result;
+    } catch (e) {
+      const status = httpStatusOf(toAppError(e).error.code);
+      outcome = status >= 500 ? 'failed' : status === 403 || status === 422 || status === 429 ? 'rejected' : 'invalid';
+      throw e;
+    } finally {
+      this.metrics.sendDone(type, outcome, transport, (performance.now() - started) / 1000);
+    }
+  }
+
+  private async sendChecked(
+    p: WorkspacePrincipal,
+    channelRef: string,
+    dto: SendMessageDto,
+    system: boolean,
   ): Promise<SendResult> {
     const ctx = await this.writes.read(p, channelRef, {
       actor: system ? { kind: 'caller' } : { kind: 'acting', userExternalId: dto.user_external_id },
@@ -208,6 +235,7 @@ export class MessagesService {
       RATE_WINDOW_MS,
     );
     if (!decision.allowed) {
+      this.metrics.limited.send.inc();
       throw new AppError(
         'RATE_LIMITED',
         'Too many messages; slow down',
@@ -320,6 +348,7 @@ export class MessagesService {
       case 'frozen': // frozen since the first check; the statement re-checked it under the lock
         throw new AppError('CHANNEL_FROZEN');
       case 'slow_mode':
+        this.metrics.limited.slow_mode.inc();
         throw new AppError(
           'SLOW_MODE',
           `Slow mode: wait ${Math.max(1, Math.ceil(out.retryAfterMs / 1000))} s before sending again in this channel`,

@@ -1,13 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { childrenOf, Inc, Metrics } from '../ops/metrics';
 import { MODERATION_RULES } from '../workspaces/workspace-settings';
-
-/** What automatic moderation did (flag, mask, reject, auto_mute), or how a flag review was resolved. */
-export type AuditAction = 'flag' | 'mask' | 'reject' | 'auto_mute' | ReviewAction;
 
 /** CONTRACT §19: the resolutions of a flag review entry. */
 export const REVIEW_ACTIONS = ['dismiss', 'unsend_message', 'ban_user', 'shadow_ban_user'] as const;
 export type ReviewAction = (typeof REVIEW_ACTIONS)[number];
+
+/** What automatic moderation did (flag, mask, reject, auto_mute), or how a flag review was resolved. */
+export const AUDIT_ACTIONS = ['flag', 'mask', 'reject', 'auto_mute', ...REVIEW_ACTIONS] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** The `rule` of a row that records a flag review's resolution (automatic rows name the rule that matched). */
 export const REVIEW_RULE = 'review';
@@ -55,9 +57,20 @@ const COLUMNS = `id, channel_id, user_id, message_id, rule, action, excerpt, cre
 
 @Injectable()
 export class ModerationAuditRepository {
-  constructor(private readonly db: DataSource) {}
+  /** chat_moderation_actions_total, by action */
+  private readonly counted: { of: (action: string) => Inc };
 
-  /** In the caller's transaction; the user's external id is copied so the trail outlives the user. */
+  constructor(
+    private readonly db: DataSource,
+    metrics: Metrics,
+  ) {
+    this.counted = childrenOf(metrics.moderationActions, 'action', AUDIT_ACTIONS);
+  }
+
+  /**
+   * In the caller's transaction; the user's external id is copied so the trail outlives the user. Each
+   * row counts as an action (chat_moderation_actions_total) once written, before that transaction commits.
+   */
   async insert(m: EntityManager, rows: readonly NewAuditRow[]): Promise<void> {
     if (!rows.length) return;
     await m.query(
@@ -80,6 +93,7 @@ export class ModerationAuditRepository {
         rows.map((r) => r.excerpt),
       ],
     );
+    for (const r of rows) this.counted.of(r.action).inc();
   }
 
   /** Newest first (ids are UUIDv7), `limit` rows. */

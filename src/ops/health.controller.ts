@@ -49,6 +49,6 @@ export class HealthController {
   })
   async metricsText(@Res() res: Response): Promise<void> {
     res.setHeader('Content-Type', this.metrics.registry.contentType);
-    res.send(await this.metrics.registry.metrics());
+    res.send(await this.metrics.scrape());
   }
 }

@@ -5,6 +5,7 @@ import type { DomainEventMap } from '../events/event-types';
 import { isDeadToken, PushGateway, PushOutcome } from '../infra/push/push-gateway';
 import { DevicesRepository } from './devices.repository';
 import { JobProcessor, ProcessesJob } from '../infra/queue/job-processor';
+import { Metrics } from '../ops/metrics';
 
 type CreatedMessage = DomainEventMap['message.created']['message'];
 
@@ -36,6 +37,7 @@ export class PushProcessor extends JobProcessor<typeof PUSH_JOB> {
     private readonly db: DataSource,
     private readonly devices: DevicesRepository,
     private readonly gateway: PushGateway,
+    private readonly metrics: Metrics,
   ) {
     super();
   }
@@ -84,6 +86,9 @@ export class PushProcessor extends JobProcessor<typeof PUSH_JOB> {
       }
       const ok = outcomes.filter((o) => o.ok).length;
       const failed = outcomes.filter((o) => !o.ok && !isDeadToken(o));
+      this.metrics.push.sent.inc(ok);
+      this.metrics.push.failed.inc(failed.length);
+      this.metrics.push.invalid_token.inc(dead.length);
       if (failed.length && !ok && sent === 0) {
         throw new Error(
           `push of message ${message.id} failed: ${failed[0]!.errorCode ?? ''} ${failed[0]!.errorMessage ?? ''}`.trim(),

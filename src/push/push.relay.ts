@@ -1,9 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { LogTail, LogTailPart, PartResult, PassStatement } from '../events/log-tail';
+import { LogTail, LogTailPart, PartResult, PassInfo, PassStatement } from '../events/log-tail';
 import { QueueService } from '../infra/queue/queue.module';
 import { LeaderLease, Leadership } from '../infra/database/leadership';
 import { SavedCursor } from '../events/saved-cursor';
+import { Metrics } from '../ops/metrics';
 
 export const PUSH_JOB = 'push.message' as const;
 const RELAY = 'push';
@@ -18,6 +19,7 @@ interface EventRef {
   tx: string;
   pos: number;
   stale: boolean;
+  created_at: string;
 }
 
 /**
@@ -45,6 +47,7 @@ export class PushRelay implements LogTailPart {
     private readonly queue: QueueService,
     private readonly tail: LogTail,
     leadership: Leadership,
+    private readonly metrics: Metrics,
   ) {
     this.cursor = new SavedCursor(db, RELAY);
     this.lease = leadership.lease('push-relay', (leading) => this.leading(leading));
@@ -67,6 +70,7 @@ export class PushRelay implements LogTailPart {
 
   private leading(leading: boolean): void {
     this.cursor.reset();
+    this.metrics.followerAt('push'); // the leader, here or elsewhere, reports the lag
     if (leading && this.started) {
       this.loading = this.cursor
         .load()
@@ -82,18 +86,20 @@ export class PushRelay implements LogTailPart {
     this.cursor.saveInto(q, this.pendingJobs || this.cursor.sinceSave > SAVE_EVERY_MS);
     q.cte(
       'push_ev',
-      `SELECT e.id, e.tx_id::text AS tx, e.position AS pos, e.created_at < now() - make_interval(secs => ${PUSH_MAX_AGE_SECONDS}) AS stale
+      `SELECT e.id, e.tx_id::text AS tx, e.position AS pos, e.created_at, e.created_at < now() - make_interval(secs => ${PUSH_MAX_AGE_SECONDS}) AS stale
          FROM events e
         WHERE (e.tx_id, e.position) > (${q.param(at.txId, 'xid8')}, ${q.param(at.position, 'bigint')})
           AND e.tx_id < ${q.bound} AND e.type = 'message.created'
         ORDER BY e.tx_id, e.position LIMIT ${BATCH}`,
     );
-    return `(SELECT COALESCE(json_agg(json_build_object('id', id, 'tx', tx, 'pos', pos, 'stale', stale) ORDER BY tx::xid8, pos), '[]') FROM push_ev)`;
+    return `(SELECT COALESCE(json_agg(json_build_object('id', id, 'tx', tx, 'pos', pos, 'stale', stale, 'created_at', created_at) ORDER BY tx::xid8, pos), '[]') FROM push_ev)`;
   }
 
-  async apply(output: unknown, pass: { bound: string }): Promise<PartResult> {
+  async apply(output: unknown, pass: PassInfo): Promise<PartResult> {
     if (this.cursor.passed()) this.pendingJobs = false;
     const events = output as EventRef[];
+    const first = events[0];
+    this.metrics.followerAt('push', first && { position: first.pos, created_at: first.created_at }, pass.head);
     const fresh = events.filter((e) => !e.stale);
     if (fresh.length) {
       await this.queue.addBulk(

@@ -50,6 +50,33 @@ export interface ServerToClientEvents {
 
 export type ServerEventName = keyof ServerToClientEvents;
 
+/** Every server event name, at run time (metrics label values); the check below keeps it complete. */
+export const SERVER_EVENTS = [
+  'message.new',
+  'message.updated',
+  'message.deleted',
+  'message.mentioned',
+  'message.pinned',
+  'message.unpinned',
+  'reaction.add',
+  'reaction.remove',
+  'channel.created',
+  'channel.updated',
+  'channel.deleted',
+  'channel.read',
+  'member.added',
+  'member.removed',
+  'member.role_changed',
+  'notification.mention',
+  'channel.state_changed',
+  'presence.changed',
+  'presence.batch',
+  'typing.start',
+  'typing.stop',
+] as const satisfies readonly ServerEventName[];
+const serverEventsComplete: Exclude<ServerEventName, (typeof SERVER_EVENTS)[number]> extends never ? true : never = true;
+void serverEventsComplete;
+
 /** What `presence.changed` says about one user (CONTRACT §11). */
 export interface PresenceChange {
   external_id: string;
@@ -79,6 +106,17 @@ export interface ClientToServerEvents {
   'typing.start': (payload: unknown, ack?: (a: Ack) => void) => void;
   'typing.stop': (payload: unknown, ack?: (a: Ack) => void) => void;
 }
+
+/** Every client event name, at run time (metrics label values); the check below keeps it complete. */
+export const CLIENT_EVENTS = [
+  'message.send',
+  'channel.delivered',
+  'channel.read',
+  'typing.start',
+  'typing.stop',
+] as const satisfies readonly (keyof ClientToServerEvents)[];
+const clientEventsComplete: Exclude<keyof ClientToServerEvents, (typeof CLIENT_EVENTS)[number]> extends never ? true : never = true;
+void clientEventsComplete;
 
 export interface SocketData {
   workspaceId: string;

@@ -36,6 +36,21 @@ export function withPresenceBatchRooms(adapter: Adapter): Adapter {
 }
 
 /**
+ * Counts the events this instance emits (chat_socket_events_emitted_total): every emit to rooms goes
+ * through the adapter's `broadcast` once, whatever the number of sockets. The Redis adapter delivers
+ * what other instances publish through its parent's method, so each emit is counted where it was made.
+ */
+export function countingEmits(adapter: Adapter, metrics: Metrics): Adapter {
+  const broadcast = adapter.broadcast.bind(adapter);
+  adapter.broadcast = (packet: { data?: unknown[] }, opts) => {
+    const event = packet.data?.[0];
+    metrics.emitted.of(typeof event === 'string' ? event : 'other').inc();
+    return broadcast(packet, opts);
+  };
+  return adapter;
+}
+
+/**
  * The adapter's publishing connection. The Redis adapter delivers to this instance's sockets itself and
  * publishes for the others without waiting or handling a refusal (`pubClient.publish(...)` in
  * broadcast, socketsJoin, serverSideEmit...): with Redis away each emit would be an unhandled
@@ -92,9 +107,10 @@ export class RealtimeIoAdapter extends IoAdapter {
           { key: `${this.redis.prefix}socket.io` },
         )
       : (nsp: Namespace) => new InMemory(nsp);
+    const metrics = this.metrics;
     // socket.io calls `new` on this: a function expression, not an arrow
     server.adapter(function presenceAdapter(nsp: Namespace): Adapter {
-      return withPresenceBatchRooms(make(nsp));
+      return countingEmits(withPresenceBatchRooms(make(nsp)), metrics);
     });
     return server;
   }

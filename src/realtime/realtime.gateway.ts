@@ -17,6 +17,7 @@ import { ReceiptsService } from '../receipts/receipts.service';
 import { WorkspaceChanges } from '../workspaces/workspace-changes';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
+import { Metrics } from '../ops/metrics';
 import { Batcher } from './batcher';
 import { OVERRUN_WINDOW_MS, SocketBudget } from './socket-budget';
 import { PresenceCoalescer, presenceModeOf } from './presence.coalescer';
@@ -93,6 +94,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
     private readonly access: ChannelAccess,
     private readonly bans: BansRepository,
     private readonly changes: WorkspaceChanges,
+    private readonly metrics: Metrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -114,8 +116,10 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
         .userSession(token)
         .then(async ({ principal: p, validUntil }) => {
           // before any query: a user who just flooded does not get to make the handshake's queries again
-          if (this.budgets.get(p.userId)?.exhausted)
+          if (this.budgets.get(p.userId)?.exhausted) {
+            this.metrics.limited.socket_connect.inc();
             throw new AppError('RATE_LIMITED', 'Too many events from this user; reconnect later', undefined, OVERRUN_WINDOW_MS / 1000);
+          }
           // the channel rooms are known before the handshake completes, so they are joined before the
           // client hears `connect`: nothing emitted to its channels after that can miss it
           const [rooms, banned] = await Promise.all([this.channelRooms(p.userId), this.banned.load(p.userId)]);
@@ -171,6 +175,8 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
   async handleConnection(socket: AppSocket): Promise<void> {
     const { userId } = socket.data;
     if (!userId) return;
+    this.metrics.socketsConnected.inc();
+    socket.once('disconnect', () => this.metrics.socketsConnected.dec());
     // the user room and the channel rooms (loaded by the handshake middleware) at once, in the same turn
     // as the connection, so before the client hears `connect`; the presence mode room before the channel
     // rooms: the adapter pairs a batch socket's channel rooms with batch rooms
@@ -231,7 +237,10 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
   /** A user's newest sockets on this instance are kept up to the cap; the oldest beyond it is closed. */
   private keepWithinCap(socket: AppSocket, userId: string): void {
     const mine = [...(this.byUser.get(userId) ?? []), socket];
-    while (mine.length > this.config.SERVICE_SOCKETS_PER_USER) mine.shift()!.disconnect(true);
+    while (mine.length > this.config.SERVICE_SOCKETS_PER_USER) {
+      this.metrics.limited.socket_cap.inc();
+      mine.shift()!.disconnect(true);
+    }
     this.byUser.set(userId, mine);
   }
 
@@ -244,6 +253,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
     return (payload: unknown, ack?: (a: Ack) => void) => {
       const budget = this.budgets.get(socket.data.userId);
       if (budget && !budget.take()) {
+        this.metrics.limited.socket_event.inc();
         if (budget.exhausted) socket.disconnect(true);
         else if (typeof ack === 'function')
           ack({ ok: false, error: errorBody(new AppError('RATE_LIMITED', 'Too many events; slow down', undefined, 1)).error });
@@ -261,12 +271,14 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
   }
 
   private bindHandlers(socket: AppSocket, ready: Promise<void>): void {
+    // every event the client sends, known or not (an unknown name has no handler below)
+    socket.onAny((event: string) => this.metrics.received.of(event).inc());
     socket.on(
       'message.send',
       this.handle(socket, ready, async (payload) => {
         const dto = await parse(SocketSendDto, payload);
         const { channel_id, ...body } = dto;
-        const result = await this.messages.send(this.principal(socket), channel_id, Object.assign(new SendMessageDto(), body));
+        const result = await this.messages.send(this.principal(socket), channel_id, Object.assign(new SendMessageDto(), body), false, 'socket');
         return result.message;
       }),
     );

@@ -1,10 +1,11 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { encodeLogCursor, EVENT_COLUMNS, EventLogReader } from '../events/event-log.reader';
-import { LogTail, LogTailPart, PartResult, PassStatement } from '../events/log-tail';
+import { LogTail, LogTailPart, PartResult, PassInfo, PassStatement } from '../events/log-tail';
 import type { BanPayload, StoredEvent } from '../events/event-types';
 import { SavedCursor } from '../events/saved-cursor';
 import { LeaderLease, Leadership } from '../infra/database/leadership';
+import { Metrics } from '../ops/metrics';
 import { messageIdOf, EnvelopeBuilder } from './envelopes';
 import { channelRoom, Envelope, isUserScoped, ServerEventName, userRoom } from './realtime-events';
 import { RealtimeGateway } from './realtime.gateway';
@@ -89,6 +90,7 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     private readonly tail: LogTail,
     db: DataSource,
     leadership: Leadership,
+    private readonly metrics: Metrics,
   ) {
     this.cursor = new SavedCursor(db, 'realtime');
     this.lease = leadership.lease('realtime-publisher', (leading) => this.leading(leading));
@@ -111,6 +113,7 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
 
   private leading(leading: boolean): void {
     this.cursor.reset();
+    this.metrics.followerAt('realtime'); // the leader, here or elsewhere, reports the lag
     if (!leading || !this.registered) return;
     this.loading = true;
     this.startCursor()
@@ -166,9 +169,10 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
                      FROM rt_msg m WHERE m.shadowed))`;
   }
 
-  async apply(output: unknown): Promise<PartResult> {
+  async apply(output: unknown, pass: PassInfo): Promise<PartResult> {
     const out = output as RealtimeOutput;
     const events: StoredEvent[] = out.events.map((e) => ({ ...e, created_at: new Date(e.created_at) }));
+    this.metrics.followerAt('realtime', events[0], pass.head);
     this.cursor.passed();
     const last = events[events.length - 1];
     if (!last || !this.cursor.at) return { events: events.length, more: false };
@@ -225,6 +229,7 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
       }
     }
     if (env) {
+      this.metrics.publishLag.observe((Date.now() - e.created_at.getTime()) / 1000);
       const messageId = messageIdOf(e) ?? '';
       const only = audience.shadowed.get(messageId);
       if (only) {

@@ -260,4 +260,17 @@ export class WebhookDeliveriesRepository {
       [graceMs, limit],
     );
   }
+
+  /**
+   * Pending deliveries due now, counted up to `cap`: a range of the partial index on next_attempt_at
+   * (pending rows only), never a scan of the table.
+   */
+  async dueCount(cap: number): Promise<number> {
+    const [row] = await this.db.query<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM webhook_deliveries
+        WHERE status = 'pending' AND next_attempt_at <= now() LIMIT $1) d`,
+      [cap],
+    );
+    return Number(row?.n ?? 0);
+  }
 }

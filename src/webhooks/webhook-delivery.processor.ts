@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Counter, Histogram } from 'prom-client';
 import { CredentialsService } from '../auth/credentials.service';
 import { SecretBox } from '../common/crypto';
 import { newId } from '../common/ids';
@@ -41,8 +40,6 @@ type Classified = Pick<AttemptOutcome, 'responseStatus' | 'responseBody' | 'erro
 @ProcessesJob(DELIVER_JOB, { concurrency: 32 })
 export class WebhookDeliveryProcessor extends JobProcessor<typeof DELIVER_JOB> {
   private readonly logger = new Logger('WebhookDelivery');
-  private readonly attemptsTotal: Counter<'outcome'>;
-  private readonly attemptSeconds: Histogram;
 
   constructor(
     private readonly deliveries: WebhookDeliveriesRepository,
@@ -51,21 +48,9 @@ export class WebhookDeliveryProcessor extends JobProcessor<typeof DELIVER_JOB> {
     private readonly box: SecretBox,
     private readonly credentials: CredentialsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    metrics: Metrics,
+    private readonly metrics: Metrics,
   ) {
     super();
-    this.attemptsTotal = new Counter({
-      name: 'chat_webhook_attempts_total',
-      help: 'Webhook HTTP attempts by outcome (succeeded, failed, retry, permanently_failed)',
-      labelNames: ['outcome'] as const,
-      registers: [metrics.registry],
-    });
-    this.attemptSeconds = new Histogram({
-      name: 'chat_webhook_attempt_duration_seconds',
-      help: 'Duration of webhook HTTP attempts',
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-      registers: [metrics.registry],
-    });
   }
 
   async handle({ deliveryId, attempt }: JobData<'webhook.deliver'>): Promise<void> {
@@ -121,7 +106,7 @@ export class WebhookDeliveryProcessor extends JobProcessor<typeof DELIVER_JOB> {
         ...standardWebhookHeaders(secret, delivery.event_id, timestamp, body),
       },
     });
-    this.attemptSeconds.observe(result.durationMs / 1000);
+    this.metrics.webhookAttemptSeconds.observe(result.durationMs / 1000);
     const c: Classified =
       result.kind === 'error'
         ? { kind: 'retryable', responseStatus: null, responseBody: null, error: result.error }
@@ -157,7 +142,7 @@ export class WebhookDeliveryProcessor extends JobProcessor<typeof DELIVER_JOB> {
       reason: `auto-disabled after ${threshold} consecutive failed attempts`,
     });
     if (!recorded) return;
-    this.attemptsTotal.inc({ outcome: outcome.outcome });
+    this.metrics.webhookDeliveries.inc({ outcome: outcome.outcome });
     if (recorded.disabled) {
       this.logger.warn(
         `webhook ${delivery.webhook_id} auto-disabled after ${threshold} consecutive failed attempts`,

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { LogTail, LogTailPart, PartResult, PassStatement } from '../events/log-tail';
+import { LogTail, LogTailPart, PartResult, PassInfo, PassStatement } from '../events/log-tail';
+import { Metrics } from '../ops/metrics';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { DeliveryJob, WebhookDispatcher } from './webhook-dispatcher';
 import { WEBHOOK_EVENTS } from './webhook-events';
@@ -21,6 +22,8 @@ interface RelayOutput {
   events: number;
   /** The deliveries created (new ones only: a pair that already had one is skipped). */
   ids: string[];
+  /** The first event read (the oldest not yet relayed), for the lag. */
+  first: { position: number; created_at: string } | null;
 }
 
 /**
@@ -45,6 +48,7 @@ export class WebhookRelay implements LogTailPart {
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly dispatcher: WebhookDispatcher,
     private readonly tail: LogTail,
+    private readonly metrics: Metrics,
   ) {}
 
   start(): void {
@@ -86,7 +90,7 @@ export class WebhookRelay implements LogTailPart {
     // the cursor as scalar subqueries, so the range is an index condition (a join would scan)
     q.cte(
       'wh_ev',
-      `SELECT e.id, e.workspace_id, e.type, e.tx_id, e.position,
+      `SELECT e.id, e.workspace_id, e.type, e.tx_id, e.position, e.created_at,
               CASE WHEN e.type = ANY (${ABOUT_A_MESSAGE})
                    THEN COALESCE(e.payload->'message'->>'id', e.payload->'reaction'->>'message_id')::uuid END AS about
          FROM events e
@@ -106,12 +110,16 @@ export class WebhookRelay implements LogTailPart {
          FROM wh_last l WHERE c.name = '${RELAY}' AND (c.tx_id, c.position) < (l.tx_id, l.position) RETURNING 1`,
     );
     return `json_build_object('locked', EXISTS (SELECT 1 FROM wh_cur), 'events', (SELECT count(*) FROM wh_ev),
-              'ids', (SELECT COALESCE(json_agg(id ORDER BY id), '[]') FROM wh_new))`;
+              'ids', (SELECT COALESCE(json_agg(id ORDER BY id), '[]') FROM wh_new),
+              'first', (SELECT json_build_object('position', position, 'created_at', created_at) FROM wh_ev
+                         ORDER BY tx_id, position LIMIT 1))`;
   }
 
-  async apply(output: unknown): Promise<PartResult> {
+  async apply(output: unknown, pass: PassInfo): Promise<PartResult> {
     const out = output as RelayOutput;
     this.drained = out;
+    // nothing read: caught up, or another instance holds the cursor (and reports)
+    this.metrics.followerAt('webhooks', out.first ?? undefined, pass.head);
     await this.dispatcher.flushBacklog();
     const jobs: DeliveryJob[] = out.ids.map((id) => ({ deliveryId: id, attempt: 1 }));
     await this.dispatcher.enqueue(jobs);

@@ -7,6 +7,7 @@ import { readFileSync } from 'fs';
 import { join } from 'path';
 import { parse } from 'yaml';
 import { CONFIG_SCHEMA } from '../../src/config/config.schema';
+import { Metrics } from '../../src/ops/metrics';
 import {
   CHART,
   find,
@@ -386,6 +387,45 @@ describe('Service, Ingress, autoscaling, disruption budgets, monitoring', () => 
       return byLabels && byExpr;
     });
     expect(selected.map((s) => s.metadata.name).sort()).toEqual([API, WORKER]);
+  });
+
+  it('the PrometheusRule (optional) alerts on follower lag, webhook backlog, 5xx and Redis, over series the service exposes', async () => {
+    expect(ofKind(defaults, 'PrometheusRule')).toEqual([]);
+    const rule = find(production, 'PrometheusRule', 'chat-chat-service');
+    expect(rule.metadata.labels).toMatchObject({ release: 'kube-prometheus-stack' });
+    const rules = (rule.spec.groups as any[]).flatMap((g) => g.rules as { alert: string; expr: string; for: string }[]);
+    expect(rules.map((r) => r.alert).sort()).toEqual([
+      'ChatEventFollowerLagging',
+      'ChatHttp5xxRate',
+      'ChatRedisDown',
+      'ChatWebhookBacklog',
+    ]);
+    // every series a rule reads is one the service registers (histograms: their _count, _sum, _bucket)
+    const exposed = new Set(
+      (await new Metrics().registry.getMetricsAsJSON()).flatMap((m) =>
+        String(m.type) === 'histogram' ? [`${m.name}_count`, `${m.name}_sum`, `${m.name}_bucket`] : [m.name],
+      ),
+    );
+    for (const r of rules) {
+      const series = [...r.expr.matchAll(/([a-zA-Z_:][\w:]*)\{([^}]*)\}/g)];
+      expect(series.length).toBeGreaterThan(0);
+      for (const [, name, selector] of series) {
+        expect([r.alert, exposed.has(name!)]).toEqual([r.alert, true]);
+        // this release's pods, as the ServiceMonitor's scrapes label them (job: the Service's name)
+        expect(selector).toContain('namespace="chat"');
+        expect(selector).toContain(`job=~"${API}|${WORKER}"`);
+      }
+      expect(r.for).toMatch(/^\d+[smh]$/);
+    }
+    const lag = rules.find((r) => r.alert === 'ChatEventFollowerLagging')!;
+    expect(lag.expr).toMatch(/chat_event_follower_lag_seconds\{[^}]*\}\) > 30$/);
+    const tuned = render({
+      values: [PRODUCTION_VALUES],
+      set: ['metrics.prometheusRule.followerLagSeconds=120', 'metrics.prometheusRule.redisDownFor=10m'],
+    });
+    const tunedRules = (find(tuned, 'PrometheusRule', 'chat-chat-service').spec.groups as any[]).flatMap((g) => g.rules as any[]);
+    expect(tunedRules.find((r) => r.alert === 'ChatEventFollowerLagging').expr).toMatch(/> 120$/);
+    expect(tunedRules.find((r) => r.alert === 'ChatRedisDown').for).toBe('10m');
   });
 
   it('a ServiceAccount without an API token', () => {

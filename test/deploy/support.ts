@@ -119,6 +119,7 @@ const MODELS: Record<string, ModelClass> = {
   'autoscaling/v2/HorizontalPodAutoscaler': autoscaling.HorizontalPodAutoscaler,
   'networking.k8s.io/v1/Ingress': networking.Ingress,
   'monitoring.coreos.com/v1/ServiceMonitor': monitoring.ServiceMonitor,
+  'monitoring.coreos.com/v1/PrometheusRule': monitoring.PrometheusRule,
 };
 
 /**

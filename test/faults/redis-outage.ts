@@ -74,10 +74,13 @@ export function redisOutage(environment: () => FaultEnvironment): void {
       }
       env.expectAllAlive();
       for (const s of [...senders, ...receivers]) expect(s.socket.connected).toBe(true);
+      // the outage as /metrics shows it (what the chart's ChatRedisDown alert reads)
+      for (const s of env.all()) expect([s.name, await metric(s, 'chat_redis_up')]).toEqual([s.name, 0]);
 
       await env.redis.start();
       for (const s of env.all())
         await poll(`${s.name} ready with Redis`, () => readyWithRedis(s), 30_000, 250);
+      for (const s of env.all()) expect([s.name, await metric(s, 'chat_redis_up')]).toEqual([s.name, 1]);
       env.expectAllAlive();
       // across instances again: typing (the adapter alone), then messages (the adapter and the publisher)
       await poll(
