@@ -66,7 +66,7 @@ export class Metrics {
   });
   readonly events = new Counter({
     name: 'chat_events_total',
-    help: 'Events written to the event log, by type',
+    help: 'Events of the event log, by type, counted once by the realtime publisher (the leader) as it passes them',
     labelNames: ['type'] as const,
     registers: [this.registry],
   });

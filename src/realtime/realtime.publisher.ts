@@ -182,6 +182,7 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     for (const r of out.shadowed ?? []) audience.shadowed.set(r.message_id, r.user_id ? [userRoom(r.user_id)] : []);
     await this.publish(events, audience);
     this.cursor.advance({ txId: last.tx_id, position: Number(last.position) });
+    for (const e of events) this.metrics.events.labels(e.type).inc();
     return { events: events.length, more: events.length >= BATCH };
   }
 

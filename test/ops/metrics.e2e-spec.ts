@@ -13,6 +13,7 @@ import { closeAllSockets, connectSocket, TestSocket } from '../support/socket';
 import { createWebhook, poll } from '../webhooks/helpers';
 
 const SERIES = [
+  'chat_events_total',
   'chat_messages_sent_total',
   'chat_message_send_duration_seconds',
   'chat_sockets_connected',
@@ -83,8 +84,9 @@ describe('metrics', () => {
     expect(res.status).toBe(200);
     return res.text;
   };
+  // a series whose labels come from the log (chat_events_total by type) starts when its first event passes
   const delta = (name: string, labels: Record<string, string> = {}) =>
-    value(after, name, labels) - value(before, name, labels);
+    value(after, name, labels) - (name === 'chat_events_total' ? 0 : value(before, name, labels));
 
   beforeAll(async () => {
     fcm.start();
@@ -192,6 +194,7 @@ describe('metrics', () => {
     // hello, the system message, the fourth REST send and the socket's, in the channel's room at least
     expect(delta('chat_socket_events_emitted_total', { event: 'message.new' })).toBeGreaterThanOrEqual(4);
     expect(delta('chat_realtime_publish_lag_seconds_count')).toBeGreaterThanOrEqual(4);
+    expect(delta('chat_events_total', { type: 'message.created' })).toBeGreaterThanOrEqual(4);
   });
 
   it('reports the lag of every log follower', () => {
