@@ -14,6 +14,7 @@ import { checkInput } from '../common/http/input-hygiene';
 import { SendMessageDto } from '../messages/dto/send-message.dto';
 import { MessagesService } from '../messages/messages.service';
 import { ReceiptsService } from '../receipts/receipts.service';
+import { Draining } from '../ops/draining';
 import { WorkspaceChanges } from '../workspaces/workspace-changes';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
@@ -93,11 +94,14 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
     private readonly access: ChannelAccess,
     private readonly bans: BansRepository,
     private readonly changes: WorkspaceChanges,
+    private readonly draining: Draining,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   afterInit(server: AppServer): void {
     this.presence.attach(server);
+    // shutting down: this instance's sockets are told to go (io server disconnect), to reconnect elsewhere
+    this.draining.onStopIntake(() => server.local.disconnectSockets(true));
     server.use((socket, next) => {
       const auth = socket.handshake.auth as { token?: unknown };
       const query = socket.handshake.query.token;
