@@ -14,6 +14,7 @@ import { buildOpenApiDocument } from './common/http/openapi';
 import { requestIdMiddleware } from './common/http/request-id';
 import { requestLogMiddleware, rootLogger } from './common/http/request-log';
 import type { AppConfig } from './config/config.schema';
+import { Draining } from './ops/draining';
 import { Metrics } from './ops/metrics';
 import { RedisService } from './infra/redis/redis.module';
 import { RealtimeIoAdapter } from './realtime/realtime-io.adapter';
@@ -38,6 +39,12 @@ export async function createApp(config: AppConfig, opts: { logs?: boolean } = {}
 
   const errorLogger = new NestLogger('Errors');
   const parseJson = json({ limit: BODY_LIMIT_BYTES });
+  const draining = app.get(Draining);
+  // shutting down (src/main.ts): each answer closes its connection, so keep-alive clients reconnect elsewhere
+  app.use((_req: Request, res: Response, next: NextFunction) => {
+    if (draining.active) res.setHeader('Connection', 'close');
+    next();
+  });
   app.use(requestIdMiddleware);
   if (config.LOG_LEVEL !== 'silent') app.use(requestLogMiddleware(rootLogger(config)));
   app.use(app.get(Metrics).middleware());

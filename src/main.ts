@@ -2,9 +2,11 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { ConfigError, environment, loadConfig } from './config/config.schema';
 import { assertDataDirFree, DataDirLockedError } from './infra/database/data-dir-lock';
+import { Draining } from './ops/draining';
 import { Metrics } from './ops/metrics';
 import { unhandledRejectionHandler } from './ops/unhandled-rejections';
 
+/** From the end of SERVICE_SHUTDOWN_DELAY_SECONDS to the exit (the Helm chart's grace period allows for it). */
 const SHUTDOWN_DEADLINE_MS = 9_500;
 
 async function main(): Promise<void> {
@@ -46,22 +48,30 @@ async function main(): Promise<void> {
   );
 
   let closing = false;
-  const shutdown = (signal: string) => {
+  const draining = app.get(Draining);
+  // Readiness drops at once and the instance still serves for the delay (load balancers stop sending it
+  // work); then it takes no more (sockets are told to reconnect elsewhere) and answers what it has taken,
+  // and only then closes, so nothing in flight meets a stopped publisher, Redis or database pool.
+  const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
     process.stdout.write(`${signal}: shutting down\n`);
+    draining.begin();
+    await new Promise((r) => setTimeout(r, config.SERVICE_SHUTDOWN_DELAY_SECONDS * 1000));
     setTimeout(() => process.exit(1), SHUTDOWN_DEADLINE_MS).unref();
-    app
-      .close()
-      .then(() => process.exit(0))
-      .catch((err: unknown) => {
-        process.stderr.write(`shutdown failed: ${String(err)}\n`);
-        process.exit(1);
-      });
+    await draining.stopIntake(app.getHttpServer());
+    await app.close();
+    process.exit(0);
   };
   // the only signal handlers (createApp does not enable Nest's): one app.close(), a deadline, a clean exit code
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  const onSignal = (signal: string) => () => {
+    shutdown(signal).catch((err: unknown) => {
+      process.stderr.write(`shutdown failed: ${String(err)}\n`);
+      process.exit(1);
+    });
+  };
+  process.once('SIGTERM', onSignal('SIGTERM'));
+  process.once('SIGINT', onSignal('SIGINT'));
 }
 
 main().catch((err: unknown) => {

@@ -153,6 +153,12 @@ export const CONFIG_SCHEMA = {
       "Client events per user per second on an instance (bursts of twice that), across the user's sockets; beyond it they are refused before any work",
     parse: int(1, 10_000),
   },
+  SERVICE_SHUTDOWN_DELAY_SECONDS: {
+    default: '0',
+    description:
+      'After SIGTERM, how long /readyz answers 503 while the instance still serves, before it stops taking work; for load balancers that learn of a shutdown only from /readyz (Kubernetes needs none: the preStop pause does it)',
+    parse: int(0, 120),
+  },
   SERVICE_SOCKETS_PER_USER: { default: '20', description: "A user's sockets per instance; a new one closes the oldest", parse: int(1, 10_000) },
   SERVICE_EDIT_WINDOW_SECONDS: { description: 'Edit window; unset = unlimited', parse: optional(int(1)) },
   SERVICE_UNSEND_WINDOW_SECONDS: { description: 'Unsend window; unset = unlimited', parse: optional(int(1)) },

@@ -4,6 +4,7 @@ import type { Response } from 'express';
 import { DatabaseProbe } from '../infra/database/database-probe';
 import { Auth } from '../common/auth/auth.decorator';
 import { RedisService } from '../infra/redis/redis.module';
+import { Draining } from './draining';
 import { HealthDto, ReadinessDto } from './dto/health.dto';
 import { Metrics } from './metrics';
 
@@ -15,6 +16,7 @@ export class HealthController {
     private readonly probe: DatabaseProbe,
     private readonly redis: RedisService,
     private readonly metrics: Metrics,
+    private readonly draining: Draining,
   ) {}
 
   /** The process is up. */
@@ -25,15 +27,18 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** The database (asked over a connection of its own) and Redis, when configured, answer. 503 otherwise. */
+  /**
+   * The database (asked over a connection of its own) and Redis, when configured, answer, and the
+   * instance is not shutting down. 503 otherwise.
+   */
   @Get('readyz')
   @ApiOperation({ operationId: 'getReadiness', summary: 'Readiness probe' })
   @ApiOkResponse({ type: ReadinessDto, description: 'Every dependency answers' })
-  @ApiServiceUnavailableResponse({ type: ReadinessDto, description: 'A dependency is down (Retry-After: 5)' })
+  @ApiServiceUnavailableResponse({ type: ReadinessDto, description: 'A dependency is down, or the instance is shutting down (Retry-After: 5)' })
   async readyz(@Res({ passthrough: true }) res: Response): Promise<ReadinessDto> {
     const database = (await this.probe.up()) ? 'up' : 'down';
     const redis = this.redis.enabled ? ((await this.redis.ping()) ? 'up' : 'down') : 'not configured';
-    const ok = database === 'up' && redis !== 'down';
+    const ok = database === 'up' && redis !== 'down' && !this.draining.active;
     if (!ok) {
       res.status(503).setHeader('Retry-After', '5');
     }

@@ -14,6 +14,7 @@ import { checkInput } from '../common/http/input-hygiene';
 import { SendMessageDto } from '../messages/dto/send-message.dto';
 import { MessagesService } from '../messages/messages.service';
 import { ReceiptsService } from '../receipts/receipts.service';
+import { Draining } from '../ops/draining';
 import { WorkspaceChanges } from '../workspaces/workspace-changes';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
@@ -95,11 +96,18 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
     private readonly bans: BansRepository,
     private readonly changes: WorkspaceChanges,
     private readonly metrics: Metrics,
+    private readonly draining: Draining,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   afterInit(server: AppServer): void {
     this.presence.attach(server);
+    // shutting down: this instance's sockets lose their transport ("transport close"), which a
+    // Socket.IO client answers by reconnecting on its own, to another instance ("io server disconnect",
+    // from disconnectSockets, would leave every client that relies on that offline until it acts)
+    this.draining.onStopIntake(() => {
+      for (const socket of server.sockets.sockets.values()) socket.conn.close();
+    });
     server.use((socket, next) => {
       const auth = socket.handshake.auth as { token?: unknown };
       const query = socket.handshake.query.token;

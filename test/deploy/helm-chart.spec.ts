@@ -152,10 +152,16 @@ describe('API and worker Deployments', () => {
     expect(
       renderError({ set: ['api.preStopSleepSeconds=5', 'api.terminationGracePeriodSeconds=15'] }),
     ).toMatch(
-      /api.terminationGracePeriodSeconds \(15\) must exceed api.preStopSleepSeconds plus the service's 10 s drain deadline/,
+      /api.terminationGracePeriodSeconds \(15\) must exceed api.preStopSleepSeconds plus config.SERVICE_SHUTDOWN_DELAY_SECONDS plus the service's 10 s drain deadline \(15\)/,
     );
     const ok = render({ set: ['api.preStopSleepSeconds=5', 'api.terminationGracePeriodSeconds=16'] });
     expect(podSpec(find(ok, 'Deployment', API)).terminationGracePeriodSeconds).toBe(16);
+    // the service's own pause after SIGTERM counts too
+    expect(
+      renderError({
+        set: ['api.preStopSleepSeconds=5', 'api.terminationGracePeriodSeconds=16', 'config.SERVICE_SHUTDOWN_DELAY_SECONDS=3'],
+      }),
+    ).toMatch(/api.terminationGracePeriodSeconds \(16\) must exceed .* \(18\)/);
   });
 
   it.each([

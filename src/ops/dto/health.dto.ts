@@ -14,7 +14,7 @@ export class ReadinessChecksDto {
   redis!: 'up' | 'down' | 'not configured';
 }
 
-/** GET /readyz: 200 when every dependency answers, else 503 with the same body. */
+/** GET /readyz: 200 when every dependency answers and the instance is not shutting down, else 503 with the same body. */
 @ApiSchema({ name: 'Readiness' })
 export class ReadinessDto {
   @ApiProperty({ enum: ['ok', 'unavailable'] })

@@ -107,18 +107,27 @@ export function send(via: ServiceProcess, room: ChatRoom, user: ChatUser, conten
 
 /** Every message id of the channel's history, oldest first (all pages). */
 export async function historyIds(via: ServiceProcess, room: ChatRoom, user: ChatUser): Promise<string[]> {
-  const ids: string[] = [];
+  return (await history(via, room.channelId, user)).map((m) => m.id);
+}
+
+/** Every message of a channel's history, oldest first (all pages). */
+export async function history(
+  via: ServiceProcess,
+  channelId: string,
+  user: ChatUser,
+): Promise<{ id: string; content: string }[]> {
+  const messages: { id: string; content: string }[] = [];
   let before: string | null = null;
   for (;;) {
     const r = await call(
       via,
       'GET',
-      `/v1/channels/${room.channelId}/messages?limit=100${before ? `&before=${encodeURIComponent(before)}` : ''}`,
+      `/v1/channels/${channelId}/messages?limit=100${before ? `&before=${encodeURIComponent(before)}` : ''}`,
       user.auth,
     );
     if (r.status !== 200) throw new Error(`history answered ${r.status} ${JSON.stringify(r.body)}`);
-    ids.unshift(...(r.body.messages as { id: string }[]).map((m) => m.id));
-    if (!r.body.has_more || !r.body.next_cursor) return ids;
+    messages.unshift(...(r.body.messages as { id: string; content: string }[]));
+    if (!r.body.has_more || !r.body.next_cursor) return messages;
     before = r.body.next_cursor;
   }
 }

@@ -298,6 +298,8 @@ export class ServiceProcess {
     readonly name: string,
     private readonly child: ChildProcess,
     readonly baseUrl: string,
+    /** what it was started with: a replacement gets the same */
+    readonly env: Record<string, string>,
   ) {
     child.stdout?.on('data', (d: Buffer) => this.out.push(d));
     child.stderr?.on('data', (d: Buffer) => this.out.push(d));
@@ -324,7 +326,7 @@ export class ServiceProcess {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     running.add(child.pid!);
-    const p = new ServiceProcess(name, child, baseUrl);
+    const p = new ServiceProcess(name, child, baseUrl, env);
     try {
       await poll(
         `${name} ready`,
@@ -361,12 +363,27 @@ export class ServiceProcess {
 
   /** SIGTERM (the service's own graceful shutdown), SIGKILL if it has not gone within 15 s. */
   async stop(): Promise<void> {
-    if (this.exit) return;
-    const exited = new Promise((r) => this.child.once('exit', r));
-    this.child.kill('SIGTERM');
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 15_000);
-    await exited;
-    clearTimeout(timer);
+    await this.terminate(15_000);
+  }
+
+  /**
+   * What Kubernetes does to a pod it retires: SIGTERM, then SIGKILL once the grace period is over. Says how
+   * the process ended (`killed` when the grace period ran out) and how long after the SIGTERM.
+   */
+  async terminate(graceMs: number): Promise<{ exit: ServiceExit; afterMs: number; killed: boolean }> {
+    const signalled = Date.now();
+    let killed = false;
+    if (!this.exit) {
+      const exited = new Promise((r) => this.child.once('exit', r));
+      this.child.kill('SIGTERM');
+      const timer = setTimeout(() => {
+        killed = true;
+        this.child.kill('SIGKILL');
+      }, graceMs);
+      await exited;
+      clearTimeout(timer);
+    }
+    return { exit: this.exit!, afterMs: this.exit!.at - signalled, killed };
   }
 }
 
@@ -378,9 +395,15 @@ export interface FaultEnvironment {
   /** the worker (SERVICE_ROLE=worker) */
   worker: ServiceProcess;
   adminToken: string;
+  /** the current processes (not the ones a `replace` retired) */
   all: () => ServiceProcess[];
   /** Throws, with the last lines of its output, for any service process that has exited. */
   expectAllAlive: () => void;
+  /**
+   * A rolling update's new pod: a process like `old` (same role and settings, a port of its own), started
+   * and ready, takes `old`'s place in `apis` / `worker`. `old` is left running: retiring it is the caller's.
+   */
+  replace: (old: ServiceProcess, name: string) => Promise<ServiceProcess>;
   stop: () => Promise<void>;
 }
 
@@ -420,15 +443,15 @@ export async function startEnvironment(env: Record<string, string> = {}): Promis
     throw e;
   }
   const [one, two, worker] = services as [ServiceProcess, ServiceProcess, ServiceProcess];
-  return {
+  const environment: FaultEnvironment = {
     pg,
     redis,
     apis: [one, two],
     worker,
     adminToken,
-    all: () => [...services],
+    all: () => [...environment.apis, environment.worker],
     expectAllAlive: () => {
-      const dead = services.filter((s) => !s.alive);
+      const dead = environment.all().filter((s) => !s.alive);
       if (dead.length)
         throw new Error(
           dead
@@ -439,6 +462,16 @@ export async function startEnvironment(env: Record<string, string> = {}): Promis
             .join('\n\n'),
         );
     },
+    replace: async (old, name) => {
+      const fresh = await ServiceProcess.start(name, old.env);
+      services.push(fresh); // stopped with the others from now on (the old one too, if still running)
+      const i = environment.apis.indexOf(old);
+      if (i >= 0) environment.apis[i] = fresh;
+      else if (environment.worker === old) environment.worker = fresh;
+      else throw new Error(`${old.name} is not one of the environment's processes`);
+      return fresh;
+    },
     stop,
   };
+  return environment;
 }

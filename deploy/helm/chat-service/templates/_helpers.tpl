@@ -227,9 +227,9 @@ a pod without it fails with "couldn't find key" instead of starting on an embedd
 {{- range $component := list "api" "worker" }}
 {{- $c := get $v $component }}
 {{- if or (eq $component "api") $v.worker.enabled }}
-{{- $floor := add (int $c.preStopSleepSeconds) 10 }}
+{{- $floor := add (int $c.preStopSleepSeconds) (int (default 0 $v.config.SERVICE_SHUTDOWN_DELAY_SECONDS)) 10 }}
 {{- if le (int $c.terminationGracePeriodSeconds) (int $floor) }}
-{{- fail (printf "%s.terminationGracePeriodSeconds (%v) must exceed %s.preStopSleepSeconds plus the service's 10 s drain deadline (%d)" $component $c.terminationGracePeriodSeconds $component $floor) }}
+{{- fail (printf "%s.terminationGracePeriodSeconds (%v) must exceed %s.preStopSleepSeconds plus config.SERVICE_SHUTDOWN_DELAY_SECONDS plus the service's 10 s drain deadline (%d)" $component $c.terminationGracePeriodSeconds $component $floor) }}
 {{- end }}
 {{- if and $c.autoscaling.enabled (gt (int $c.autoscaling.minReplicas) (int $c.autoscaling.maxReplicas)) }}
 {{- fail (printf "%s.autoscaling.minReplicas (%v) is above maxReplicas (%v)" $component $c.autoscaling.minReplicas $c.autoscaling.maxReplicas) }}
