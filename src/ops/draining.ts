@@ -8,16 +8,16 @@ import type { Server } from 'http';
  */
 @Injectable()
 export class Draining {
-  private since: number | null = null;
+  private draining = false;
   private readonly stoppers: (() => void)[] = [];
 
   /** Shutting down: /readyz answers 503, and every answer closes its connection (keep-alive pools move on). */
   get active(): boolean {
-    return this.since !== null;
+    return this.draining;
   }
 
   begin(): void {
-    this.since ??= Date.now();
+    this.draining = true;
   }
 
   /** Something to stop when the intake stops (the realtime gateway: its sockets). */

@@ -131,7 +131,7 @@ export class Metrics {
     registers: [this.registry],
   });
   /** One counter for attempts and their outcome: `succeeded`, `failed` (terminal), `retry`, `permanently_failed`. */
-  readonly webhookDeliveries = new Counter({
+  private readonly webhookDeliveries = new Counter({
     name: 'chat_webhook_deliveries_total',
     help: 'Webhook delivery attempts by outcome: succeeded, failed (a terminal answer), retry (will be tried again), permanently_failed (retries exhausted)',
     labelNames: ['outcome'] as const,
@@ -188,6 +188,7 @@ export class Metrics {
   };
   readonly received = childrenOf(this.socketEventsReceived, 'event', CLIENT_EVENTS, true);
   readonly emitted = childrenOf(this.socketEventsEmitted, 'event', SERVER_EVENTS, true);
+  readonly webhook = childrenOf(this.webhookDeliveries, 'outcome', WEBHOOK_OUTCOMES);
   readonly push = childrenOf(this.pushSends, 'outcome', PUSH_OUTCOMES);
   readonly limited = childrenOf(this.rateLimited, 'scope', RATE_SCOPES);
 
@@ -196,7 +197,6 @@ export class Metrics {
     for (const t of SEND_TYPES) for (const o of SEND_OUTCOMES) this.messagesSent.inc({ type: t, outcome: o }, 0);
     for (const t of TRANSPORTS) this.sendSeconds.zero({ transport: t });
     for (const f of FOLLOWERS) this.followerAt(f);
-    for (const o of WEBHOOK_OUTCOMES) this.webhookDeliveries.inc({ outcome: o }, 0);
     for (const s of POOL_STATES) this.dbPool.set({ state: s }, 0);
     this.redisUp.set(1);
   }

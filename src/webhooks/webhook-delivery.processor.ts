@@ -142,7 +142,7 @@ export class WebhookDeliveryProcessor extends JobProcessor<typeof DELIVER_JOB> {
       reason: `auto-disabled after ${threshold} consecutive failed attempts`,
     });
     if (!recorded) return;
-    this.metrics.webhookDeliveries.inc({ outcome: outcome.outcome });
+    this.metrics.webhook.of(outcome.outcome).inc();
     if (recorded.disabled) {
       this.logger.warn(
         `webhook ${delivery.webhook_id} auto-disabled after ${threshold} consecutive failed attempts`,
