@@ -65,7 +65,11 @@ export class ChannelsRepository {
     return found[0] ?? null;
   }
 
-  /** Inserts a channel; null when a direct channel for the pair already exists. */
+  /**
+   * Inserts a channel; false when a unique key is taken: the direct channel of the pair, or the
+   * external_id. Any unique key, not only the pair: two creates of one pair also race on its derived
+   * external_id, and a violation of a key that is not the arbiter would be an error, not a skip.
+   */
   async insert(
     m: EntityManager,
     c: {
@@ -86,7 +90,7 @@ export class ChannelsRepository {
       `INSERT INTO channels (id, workspace_id, type, external_id, name, avatar_url, created_by, direct_pair,
                              frozen, slow_mode_seconds, metadata)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-       ON CONFLICT (workspace_id, direct_pair) DO NOTHING RETURNING id`,
+       ON CONFLICT DO NOTHING RETURNING id`,
       [
         c.id,
         c.workspaceId,

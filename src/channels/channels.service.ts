@@ -94,9 +94,11 @@ export class ChannelsService {
         throw e;
       }
       if (!session) {
-        // a concurrent create of the same pair won the race; it has committed by now
-        const existing = await this.repo.findDirect(m, workspaceId, pair!);
-        return { channel: await this.view(m, existing!), created: false };
+        // a concurrent create of the same pair won the race (it has committed by now), or the
+        // external_id belongs to another channel
+        const existing = pair ? await this.repo.findDirect(m, workspaceId, pair) : null;
+        if (!existing) throw AppError.validation('external_id', 'is already used by another channel');
+        return { channel: await this.view(m, existing), created: false };
       }
       const members = wanted.map((x) => {
         const u = users.get(x)!;
