@@ -1,5 +1,8 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { randomBytes } from 'crypto';
+import { mkdtempSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
 import type { AddressInfo } from 'net';
 import request from 'supertest';
 import { createApp } from '../../src/app.factory';
@@ -39,6 +42,16 @@ export async function startTestApp(overrides: Record<string, string> = {}, share
       drop = db.drop;
       env.DATABASE_URL = db.url;
       process.env.SERVICE_REDIS_PREFIX = `t${randomBytes(4).toString('hex')}:`;
+    }
+    // files (attachments, exports) in a directory of this app's own: test files run in parallel
+    if (!env.SERVICE_DATA_DIR) {
+      const dir = mkdtempSync(join(tmpdir(), 'chat-test-data-'));
+      env.SERVICE_DATA_DIR = dir;
+      const dropDb = drop;
+      drop = async () => {
+        rmSync(dir, { recursive: true, force: true });
+        if (dropDb) await dropDb();
+      };
     }
     env.REDIS_URL = overrides.REDIS_URL ?? REDIS_URL; // a test may bring its own Redis (fault tests stop it)
     env.SERVICE_ENCRYPTION_KEY = env.SERVICE_ENCRYPTION_KEY ?? randomBytes(32).toString('base64');
