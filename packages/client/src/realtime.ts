@@ -71,6 +71,7 @@ export class Realtime {
   private tokenTimer?: ReturnType<typeof setTimeout>;
   private reconnectTimer?: ReturnType<typeof setTimeout>;
   private manualRetries = 0;
+  private renewing = false;
   private ready?: { resolve: () => void; reject: (e: unknown) => void; promise: Promise<void> };
   private readonly handlers = new Map<string, Set<(data: never, env: never) => void>>();
   private readonly anyHandlers = new Set<AnyEventHandler>();
@@ -207,7 +208,7 @@ export class Realtime {
       this.scheduleSync();
     });
     socket.on('disconnect', () => {
-      if (this.closed) return;
+      if (this.closed || this.renewing) return;
       clearInterval(this.syncTimer);
       this.setStatus('connecting');
       // the service closed it (token expired, credentials changed): socket.io does not retry that itself
@@ -259,7 +260,9 @@ export class Realtime {
         this.tokens.refresh().then(
           () => {
             if (this.closed || !this.socket) return;
+            this.renewing = true; // the disconnect below is ours: no reconnectLater() for it
             this.socket.disconnect();
+            this.renewing = false;
             this.setStatus('connecting');
             this.socket.connect();
           },
