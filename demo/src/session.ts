@@ -7,6 +7,8 @@ export interface Session {
   token: string;
   /** The signed-in user's external id (the token's `sub`). */
   userId: string;
+  /** The user's internal id, when known (tokens the service issues carry it as `uid`). */
+  uid?: string;
   expiresAt: string | null;
   /** How it was obtained: a development sign-in can be renewed by signing in again. */
   via: 'dev' | 'pasted';
@@ -52,6 +54,7 @@ export async function devSignIn(userId: string, name: string): Promise<Session> 
   const body = (await res.json().catch(() => ({}))) as {
     token?: string;
     expires_at?: string;
+    user?: { id: string };
     error?: { message?: string; details?: { message: string }[] };
   };
   if (!res.ok || !body.token) {
@@ -61,14 +64,14 @@ export async function devSignIn(userId: string, name: string): Promise<Session> 
       body.error?.details?.[0]?.message ?? body.error?.message ?? `Sign-in failed (${res.status})`,
     );
   }
-  return { token: body.token, userId, expiresAt: body.expires_at ?? null, via: 'dev' };
+  return { token: body.token, userId, uid: body.user?.id, expiresAt: body.expires_at ?? null, via: 'dev' };
 }
 
 /** Reads `sub` and `exp` from a pasted token (display only: the service verifies it on every call). */
 export function pastedSession(token: string): Session {
   const parts = token.trim().split('.');
   if (parts.length !== 3) throw new Error('That is not a JWT (three dot-separated parts).');
-  let payload: { sub?: unknown; exp?: unknown };
+  let payload: { sub?: unknown; exp?: unknown; uid?: unknown };
   try {
     payload = JSON.parse(atob(parts[1]!.replace(/-/g, '+').replace(/_/g, '/'))) as typeof payload;
   } catch {
@@ -77,5 +80,6 @@ export function pastedSession(token: string): Session {
   if (typeof payload.sub !== 'string') throw new Error('The token has no user (sub).');
   const expiresAt = typeof payload.exp === 'number' ? new Date(payload.exp * 1000).toISOString() : null;
   if (expiresAt && Date.parse(expiresAt) < Date.now()) throw new Error('The token has expired.');
-  return { token: token.trim(), userId: payload.sub, expiresAt, via: 'pasted' };
+  const uid = typeof payload.uid === 'string' ? payload.uid : undefined;
+  return { token: token.trim(), userId: payload.sub, uid, expiresAt, via: 'pasted' };
 }
