@@ -10,6 +10,9 @@ module.exports = {
     '<rootDir>/test/deploy/**/*.spec.ts',
   ],
   testEnvironment: 'node',
+  // packages/client writes its relative imports with .js (ES modules in browsers and Node need it):
+  // jest resolves them to the TypeScript sources
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {
     '^.+\\.ts$': [
       'ts-jest',

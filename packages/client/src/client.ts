@@ -1,0 +1,447 @@
+import { ChatApiError } from './errors.js';
+import type { ConnectionStatus, ResetInfo, ServerEventName } from './events.js';
+import type {
+  AddMyChannelMembersResponse,
+  Block,
+  BlockPage,
+  Channel,
+  ChannelEventPage,
+  ChannelPresence,
+  ChannelReceipts,
+  ChannelStateDto,
+  CreateFlagDto,
+  Device,
+  DeviceList,
+  EditMessageDto,
+  Flag,
+  ListChannelEventsData,
+  ListMessagesData,
+  ListMyChannelsData,
+  ListPinnedMessagesData,
+  ListRepliesData,
+  Message,
+  MessagePage,
+  MyChannel,
+  MyChannelPage,
+  PresignAttachmentDto,
+  PresignedUpload,
+  ReadCursors,
+  RegisterDeviceDto,
+  SearchChannelMessagesData,
+  SearchMessagesData,
+  SearchPage,
+  SendMessageDto,
+  SyncMyEventsData,
+  SyncPage,
+  UpdateChannelDto,
+} from './generated/types.gen.js';
+import { randomId } from './ids.js';
+import { Realtime, type AnyEventHandler, type EventHandler, type PresenceMode } from './realtime.js';
+import { RestTransport, toChatApiError } from './rest.js';
+import { TokenManager, type TokenSource } from './token.js';
+import type { ManagerOptions, Socket, SocketOptions } from 'socket.io-client';
+
+export interface SendRetryOptions {
+  /** Attempts in all (default: unlimited within `timeoutMs`). */
+  maxAttempts?: number;
+  /** Give up retrying after this long (default 60 s); the last error is thrown. */
+  timeoutMs?: number;
+  /** First back-off delay (default 250 ms), doubled each attempt up to `maxDelayMs` (default 8 s). */
+  minDelayMs?: number;
+  maxDelayMs?: number;
+}
+
+export interface ChatClientOptions {
+  /** The service's base URL, e.g. `http://localhost:3000`. */
+  baseUrl: string;
+  /** The user's JWT, or a function answering one (called again on reconnect, after a 401 and before `exp`). */
+  token: TokenSource;
+  /** A fetch implementation (default: the global fetch). */
+  fetch?: typeof fetch;
+  /** Ask for a new token this long before its `exp` (default 60 s). */
+  refreshBeforeExpirySeconds?: number;
+  /** A background catch-up through /v1/me/sync this often while connected (default 30 s; 0: off). */
+  syncIntervalMs?: number;
+  /** How the socket wants presence: `each` (default), `batch` or `none`. */
+  presence?: PresenceMode;
+  /** Retries of sends on network errors, 5xx, 429 and 503 (same idempotency key every time). */
+  sendRetry?: SendRetryOptions;
+  /** Passed to socket.io-client's io() (default transports: websocket only). */
+  socket?: Partial<ManagerOptions & SocketOptions>;
+}
+
+/** What sendMessage takes: the REST send body; `idempotency_key` is generated when absent. */
+export type SendMessageInput = Omit<SendMessageDto, 'user_external_id'>;
+
+export interface SendOptions {
+  signal?: AbortSignal;
+  /** Overrides the client's `sendRetry` for this send. */
+  retry?: SendRetryOptions;
+}
+
+export type ListMyChannelsQuery = NonNullable<ListMyChannelsData['query']>;
+export type ListMessagesQuery = NonNullable<ListMessagesData['query']>;
+export type ListRepliesQuery = NonNullable<ListRepliesData['query']>;
+export type ListPinsQuery = NonNullable<ListPinnedMessagesData['query']>;
+export type SearchMessagesQuery = SearchMessagesData['query'];
+export type SearchChannelMessagesQuery = SearchChannelMessagesData['query'];
+export type ListChannelEventsQuery = NonNullable<ListChannelEventsData['query']>;
+export type SyncQuery = NonNullable<SyncMyEventsData['query']>;
+
+const seg = (s: string) => encodeURIComponent(s);
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done);
+  });
+
+/**
+ * A user's client for chat-service: typed REST methods for the end-user routes, and realtime events
+ * that are gap-free by construction (see connect()).
+ */
+export class ChatClient {
+  private readonly rest: RestTransport;
+  private readonly tokens: TokenManager;
+  private readonly realtime: Realtime;
+
+  constructor(private readonly options: ChatClientOptions) {
+    const fetchImpl =
+      options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
+    this.tokens = new TokenManager(options.token, (options.refreshBeforeExpirySeconds ?? 60) * 1000);
+    this.rest = new RestTransport(options.baseUrl, this.tokens, fetchImpl);
+    this.realtime = new Realtime(this.rest, this.tokens, {
+      baseUrl: options.baseUrl,
+      ...(options.presence ? { presence: options.presence } : {}),
+      ...(options.syncIntervalMs !== undefined ? { syncIntervalMs: options.syncIntervalMs } : {}),
+      ...(options.socket ? { socket: options.socket } : {}),
+    });
+  }
+
+  // ---- realtime ----
+
+  /**
+   * Opens the socket and resolves once connected and caught up. From then on every channel event
+   * reaches the handlers once, in each channel's `seq` order: a jump is filled from the channel's
+   * events, a reconnect catches up through /v1/me/sync, duplicates are dropped.
+   */
+  connect(): Promise<void> {
+    return this.realtime.connect();
+  }
+
+  /** Closes the socket; a later connect() resumes from where this one stopped. */
+  disconnect(): void {
+    this.realtime.disconnect();
+  }
+
+  /** Calls `handler` with each event of that name; answers a function that removes it. */
+  on<K extends ServerEventName>(name: K, handler: EventHandler<K>): () => void {
+    return this.realtime.on(name, handler);
+  }
+
+  /** Calls `handler` with every event (narrow it by `envelope.type`). */
+  onAny(handler: AnyEventHandler): () => void {
+    return this.realtime.onAny(handler);
+  }
+
+  onStatus(handler: (status: ConnectionStatus) => void): () => void {
+    return this.realtime.onStatus(handler);
+  }
+
+  /** The client could not catch up (away longer than the service keeps events, or a channel became unreadable): reload from history. */
+  onReset(handler: (info: ResetInfo) => void): () => void {
+    return this.realtime.onReset(handler);
+  }
+
+  /** Background failures (a catch-up that will be retried, a handler that threw, a refused token). */
+  onError(handler: (error: unknown) => void): () => void {
+    return this.realtime.onError(handler);
+  }
+
+  get status(): ConnectionStatus {
+    return this.realtime.connectionStatus;
+  }
+
+  /** The /v1/me/sync cursor the client has caught up to (persist it to resume later with `resumeFrom`). */
+  get syncCursor(): string | undefined {
+    return this.realtime.syncCursor;
+  }
+
+  /** Before connect(): catch up from a cursor saved earlier instead of starting from now. */
+  resumeFrom(cursor: string): void {
+    this.realtime.syncCursor = cursor;
+  }
+
+  /** The last `seq` delivered for a channel (undefined before its first event). */
+  channelSeq(channelId: string): number | undefined {
+    return this.realtime.sequencer.seq(channelId);
+  }
+
+  /** Catches up through /v1/me/sync now. */
+  syncNow(): Promise<void> {
+    return this.realtime.syncNow();
+  }
+
+  /** The underlying socket.io-client socket (undefined before connect()). */
+  get socket(): Socket | undefined {
+    return this.realtime.rawSocket;
+  }
+
+  startTyping(channelId: string): void {
+    this.realtime.rawSocket?.emit('typing.start', { channel_id: channelId });
+  }
+
+  stopTyping(channelId: string): void {
+    this.realtime.rawSocket?.emit('typing.stop', { channel_id: channelId });
+  }
+
+  // ---- channels ----
+
+  /** The caller's channels, most recently active first, with unread and mention counts. */
+  listMyChannels(query: ListMyChannelsQuery = {}): Promise<MyChannelPage> {
+    return this.rest.json('GET', '/v1/me/channels', { query });
+  }
+
+  /** One of the caller's channels (by id or external_id), from the caller's channel list. */
+  async getMyChannel(channelId: string): Promise<MyChannel> {
+    let before: string | undefined;
+    for (;;) {
+      const page = await this.listMyChannels({
+        limit: 100,
+        include: 'hidden,archived',
+        ...(before ? { before } : {}),
+      });
+      const found = page.channels.find((c) => c.id === channelId || c.external_id === channelId);
+      if (found) return found;
+      if (!page.has_more || !page.next_cursor) break;
+      before = page.next_cursor;
+    }
+    throw new ChatApiError({
+      code: 'NOT_FOUND',
+      status: 404,
+      message: 'channel not found among the caller’s channels',
+    });
+  }
+
+  updateMyChannel(channelId: string, body: UpdateChannelDto): Promise<Channel> {
+    return this.rest.json('PATCH', `/v1/me/channels/${seg(channelId)}`, { body });
+  }
+
+  /** The caller's own state of a channel: mute, hide, archive. */
+  setChannelState(channelId: string, body: ChannelStateDto): Promise<MyChannel> {
+    return this.rest.json('PATCH', `/v1/me/channels/${seg(channelId)}/state`, { body });
+  }
+
+  addMembers(channelId: string, externalIds: string[]): Promise<AddMyChannelMembersResponse> {
+    return this.rest.json('POST', `/v1/me/channels/${seg(channelId)}/members`, {
+      body: { member_external_ids: externalIds },
+    });
+  }
+
+  async removeMembers(channelId: string, externalIds: string[]): Promise<void> {
+    await this.rest.request('DELETE', `/v1/me/channels/${seg(channelId)}/members`, {
+      body: { member_external_ids: externalIds },
+    });
+  }
+
+  /** Leave a channel: remove the caller. */
+  async removeMember(channelId: string, externalId: string): Promise<void> {
+    await this.rest.request('DELETE', `/v1/me/channels/${seg(channelId)}/members/${seg(externalId)}`);
+  }
+
+  setMemberRole(channelId: string, externalId: string, role: 'admin' | 'member'): Promise<Channel> {
+    return this.rest.json('PATCH', `/v1/me/channels/${seg(channelId)}/members/${seg(externalId)}`, {
+      body: { role },
+    });
+  }
+
+  markRead(channelId: string): Promise<ReadCursors> {
+    return this.rest.json('POST', `/v1/channels/${seg(channelId)}/read`, { body: {} });
+  }
+
+  markDelivered(channelId: string): Promise<ReadCursors> {
+    return this.rest.json('POST', `/v1/channels/${seg(channelId)}/delivered`, { body: {} });
+  }
+
+  getReceipts(channelId: string): Promise<ChannelReceipts> {
+    return this.rest.json('GET', `/v1/channels/${seg(channelId)}/receipts`);
+  }
+
+  getPresence(channelId: string): Promise<ChannelPresence> {
+    return this.rest.json('GET', `/v1/channels/${seg(channelId)}/presence`);
+  }
+
+  // ---- messages ----
+
+  /** History, newest first with `before`; with `after` (a `next_cursor` or a time) the newer ones, oldest first. */
+  listMessages(channelId: string, query: ListMessagesQuery = {}): Promise<MessagePage> {
+    return this.rest.json('GET', `/v1/channels/${seg(channelId)}/messages`, { query });
+  }
+
+  /**
+   * Sends a message. An idempotency key is generated unless given, and the send is retried with that
+   * same key on network errors, 5xx, 429 and 503 until the service acknowledges it, so a retry never
+   * posts twice. Pass your own `idempotency_key` to retry a send later yourself.
+   */
+  async sendMessage(channelId: string, input: SendMessageInput, opts: SendOptions = {}): Promise<Message> {
+    const body: SendMessageDto = { ...input, idempotency_key: input.idempotency_key ?? randomId() };
+    return this.retrying(
+      () =>
+        this.rest.json<Message>('POST', `/v1/channels/${seg(channelId)}/messages`, {
+          body,
+          ...(opts.signal ? { signal: opts.signal } : {}),
+        }),
+      opts,
+    );
+  }
+
+  editMessage(messageId: string, body: EditMessageDto): Promise<Message> {
+    return this.rest.json('PATCH', `/v1/messages/${seg(messageId)}`, { body });
+  }
+
+  /** Unsend: the message stays, blanked. */
+  unsendMessage(messageId: string): Promise<Message> {
+    return this.rest.json('DELETE', `/v1/messages/${seg(messageId)}`);
+  }
+
+  addReaction(messageId: string, emoji: string): Promise<Message> {
+    return this.rest.json('POST', `/v1/messages/${seg(messageId)}/reactions`, { body: { emoji } });
+  }
+
+  removeReaction(messageId: string, emoji: string): Promise<Message> {
+    return this.rest.json('DELETE', `/v1/messages/${seg(messageId)}/reactions/${seg(emoji)}`);
+  }
+
+  /** A thread's replies, oldest first. */
+  listReplies(messageId: string, query: ListRepliesQuery = {}): Promise<MessagePage> {
+    return this.rest.json('GET', `/v1/messages/${seg(messageId)}/replies`, { query });
+  }
+
+  pinMessage(messageId: string): Promise<Message> {
+    return this.rest.json('POST', `/v1/messages/${seg(messageId)}/pin`);
+  }
+
+  unpinMessage(messageId: string): Promise<Message> {
+    return this.rest.json('DELETE', `/v1/messages/${seg(messageId)}/pin`);
+  }
+
+  listPins(channelId: string, query: ListPinsQuery = {}): Promise<MessagePage> {
+    return this.rest.json('GET', `/v1/channels/${seg(channelId)}/pins`, { query });
+  }
+
+  flagMessage(messageId: string, body: CreateFlagDto = {}): Promise<Flag> {
+    return this.rest.json('POST', `/v1/messages/${seg(messageId)}/flag`, { body });
+  }
+
+  flagUser(externalId: string, body: CreateFlagDto = {}): Promise<Flag> {
+    return this.rest.json('POST', `/v1/users/${seg(externalId)}/flag`, { body });
+  }
+
+  // ---- search ----
+
+  /** Search across the caller's channels; results carry `highlights`. */
+  searchMessages(query: SearchMessagesQuery): Promise<SearchPage> {
+    return this.rest.json('GET', '/v1/search/messages', { query });
+  }
+
+  searchChannelMessages(channelId: string, query: SearchChannelMessagesQuery): Promise<SearchPage> {
+    return this.rest.json('GET', `/v1/channels/${seg(channelId)}/messages/search`, { query });
+  }
+
+  // ---- blocks and devices ----
+
+  listBlocks(): Promise<BlockPage> {
+    return this.rest.json('GET', '/v1/me/blocks');
+  }
+
+  blockUser(externalId: string): Promise<Block> {
+    return this.rest.json('POST', '/v1/me/blocks', { body: { external_id: externalId } });
+  }
+
+  async unblockUser(externalId: string): Promise<void> {
+    await this.rest.request('DELETE', `/v1/me/blocks/${seg(externalId)}`);
+  }
+
+  listDevices(): Promise<DeviceList> {
+    return this.rest.json('GET', '/v1/me/devices');
+  }
+
+  registerDevice(body: RegisterDeviceDto): Promise<Device> {
+    return this.rest.json('POST', '/v1/me/devices', { body });
+  }
+
+  async unregisterDevice(token: string): Promise<void> {
+    await this.rest.request('DELETE', `/v1/me/devices/${seg(token)}`);
+  }
+
+  // ---- attachments ----
+
+  presignAttachment(body: PresignAttachmentDto): Promise<PresignedUpload> {
+    return this.rest.json('POST', '/v1/attachments/presign', { body });
+  }
+
+  /** Presigns and uploads a file; answers the presign (use its `public_url` as a message's `attachment_url`). */
+  async uploadAttachment(
+    file: Blob | ArrayBuffer | Uint8Array,
+    meta: { filename: string; mime_type: string; channel_id?: string },
+  ): Promise<PresignedUpload> {
+    const size = file instanceof Blob ? file.size : file.byteLength;
+    const up = await this.presignAttachment({ ...meta, size_bytes: size });
+    const fetchImpl = this.options.fetch ?? globalThis.fetch.bind(globalThis);
+    let res: Response;
+    try {
+      res = await fetchImpl(up.upload_url, {
+        method: up.method,
+        headers: up.headers,
+        body: file as BodyInit,
+      });
+    } catch (e) {
+      throw new ChatApiError({
+        code: 'NETWORK_ERROR',
+        status: 0,
+        message: e instanceof Error ? e.message : 'upload failed',
+        cause: e,
+      });
+    }
+    if (!res.ok) throw await toChatApiError(res);
+    return up;
+  }
+
+  // ---- catching up by hand ----
+
+  /** A channel's events after a seq (the client does this itself on a gap). */
+  listChannelEvents(channelId: string, query: ListChannelEventsQuery = {}): Promise<ChannelEventPage> {
+    return this.rest.json('GET', `/v1/channels/${seg(channelId)}/events`, { query });
+  }
+
+  /** Every event of the caller's channels after a cursor (the client does this itself after a reconnect). */
+  sync(query: SyncQuery = {}): Promise<SyncPage> {
+    return this.rest.json('GET', '/v1/me/sync', { query });
+  }
+
+  private async retrying<T>(call: () => Promise<T>, opts: SendOptions): Promise<T> {
+    const r = { ...this.options.sendRetry, ...opts.retry };
+    const maxAttempts = r.maxAttempts ?? Infinity;
+    const deadline = Date.now() + (r.timeoutMs ?? 60_000);
+    const min = r.minDelayMs ?? 250;
+    const max = r.maxDelayMs ?? 8_000;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await call();
+      } catch (e) {
+        const retryable = e instanceof ChatApiError && e.retryable && !opts.signal?.aborted;
+        if (!retryable || attempt >= maxAttempts) throw e;
+        const backoff = Math.min(max, min * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
+        const wait =
+          e.retryAfterSeconds !== undefined ? Math.max(backoff, e.retryAfterSeconds * 1000) : backoff;
+        if (Date.now() + wait > deadline) throw e;
+        await sleep(wait, opts.signal);
+        if (opts.signal?.aborted) throw e;
+      }
+    }
+  }
+}
