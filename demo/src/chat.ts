@@ -8,6 +8,8 @@ import { devSignIn, saveSession, type Session } from './session';
 /** A message as shown: the service's, or one still being sent (or that failed) under its idempotency key. */
 interface Item {
   msg: Message;
+  /** Being edited in place: re-renders wait until the edit ends (they would take the input away). */
+  editing?: boolean;
   pending?: { state: 'sending' | 'failed'; error?: string; retry: () => void };
 }
 
@@ -104,17 +106,26 @@ class ChatApp {
   ) {
     this.me = session.userId;
     this.myUserId = session.uid;
-    this.statusEl = h('span', { class: 'status', role: 'status', 'data-status': 'connecting' }, STATUS_TEXT.connecting);
+    this.statusEl = h(
+      'span',
+      { class: 'status', role: 'status', 'data-status': 'connecting' },
+      STATUS_TEXT.connecting,
+    );
     this.channelList = h('ul', { class: 'channels', 'aria-labelledby': 'channels-title' });
     this.title = h('h2', { id: 'channel-title', tabindex: -1 }, 'Pick a channel');
     this.memberList = h('ul', { class: 'members', 'aria-label': 'Members' });
     this.messagesEl = h('ol', { class: 'messages', 'aria-labelledby': 'channel-title' });
-    this.scroller = h('div', { class: 'scroller', role: 'log', 'aria-label': 'Messages', tabindex: 0 }, this.messagesEl);
+    this.scroller = h(
+      'div',
+      { class: 'scroller', role: 'log', 'aria-label': 'Messages', tabindex: 0 },
+      this.messagesEl,
+    );
     this.typingEl = h('p', { class: 'typing', 'aria-live': 'polite' });
     this.errorEl = h('p', { class: 'app-error', role: 'alert' });
     this.composer = new Composer({
       key: 'channel',
       label: 'Message',
+      placeholder: 'Message (@ to mention)',
       members: () => (this.active?.members ?? []).filter((m) => m !== this.me),
       onSend: (text, mentions, quote, file) => {
         if (this.active) void this.send(this.active, this.active.list, { text, mentions, quote, file });
@@ -127,7 +138,13 @@ class ChatApp {
     });
     this.panel = h('aside', { class: 'panel', hidden: true, 'aria-labelledby': 'panel-title' });
 
-    const searchInput = h('input', { type: 'search', id: 'search-input', name: 'q', maxlength: 256, placeholder: 'Search messages' });
+    const searchInput = h('input', {
+      type: 'search',
+      id: 'search-input',
+      name: 'q',
+      maxlength: 256,
+      placeholder: 'Search messages',
+    });
     this.shell = h(
       'div',
       { class: 'app', 'data-view': 'list' },
@@ -166,7 +183,12 @@ class ChatApp {
         h(
           'header',
           { class: 'conversation-header' },
-          h('button', { type: 'button', class: 'back', onclick: () => this.showList() }, h('span', { 'aria-hidden': 'true' }, '‹ '), 'Channels'),
+          h(
+            'button',
+            { type: 'button', class: 'back', onclick: () => this.showList() },
+            h('span', { 'aria-hidden': 'true' }, '‹ '),
+            'Channels',
+          ),
           this.title,
           this.memberList,
         ),
@@ -213,7 +235,12 @@ class ChatApp {
   }
 
   private showError(e: unknown): void {
-    this.errorEl.textContent = isChatApiError(e) ? `${e.message} (${e.code})` : e instanceof Error ? e.message : String(e);
+    if (!navigator.onLine) return; // the status line says so already
+    this.errorEl.textContent = isChatApiError(e)
+      ? `${e.message} (${e.code})`
+      : e instanceof Error
+        ? e.message
+        : String(e);
     setTimeout(() => (this.errorEl.textContent = ''), 6000);
   }
 
@@ -225,7 +252,15 @@ class ChatApp {
       for (const info of page.channels) {
         const c = this.conversations.get(info.id);
         if (c) c.info = info;
-        else this.conversations.set(info.id, { info, list: new MessageList(), loaded: false, receipts: new Map(), members: [], typing: new Map() });
+        else
+          this.conversations.set(info.id, {
+            info,
+            list: new MessageList(),
+            loaded: false,
+            receipts: new Map(),
+            members: [],
+            typing: new Map(),
+          });
       }
       this.renderChannels(page.channels.map((c) => c.id));
       const first = page.channels[0];
@@ -283,7 +318,9 @@ class ChatApp {
   private async open(c: Conversation, focus: boolean): Promise<void> {
     this.active = c;
     this.closePanel();
-    this.shell.dataset.view = 'chat';
+    // picked by the user: on a phone the conversation takes the screen (the first channel opened at
+    // start-up leaves the channel list in front)
+    if (focus) this.shell.dataset.view = 'chat';
     this.title.textContent = this.channelName(c.info);
     c.members = c.info.members.map((m) => m.external_id);
     clear(this.messagesEl);
@@ -292,11 +329,7 @@ class ChatApp {
     this.renderTyping();
     if (focus) this.composer.focus();
     try {
-      const [presence, receipts] = await Promise.all([this.client.getPresence(c.info.id), this.client.getReceipts(c.info.id)]);
-      for (const m of presence.members) this.presence.set(m.external_id, m.online);
-      c.members = presence.members.map((m) => m.external_id);
-      for (const r of receipts.members) c.receipts.set(r.external_id, { read: r.last_read_at, delivered: r.last_delivered_at });
-      this.renderMembers();
+      await this.loadMembers(c);
       if (!c.loaded) {
         c.loaded = true;
         await this.loadOlder(c);
@@ -308,6 +341,19 @@ class ChatApp {
     } catch (e) {
       this.showError(e);
     }
+  }
+
+  /** Members, their presence and their read cursors. */
+  private async loadMembers(c: Conversation): Promise<void> {
+    const [presence, receipts] = await Promise.all([
+      this.client.getPresence(c.info.id),
+      this.client.getReceipts(c.info.id),
+    ]);
+    for (const m of presence.members) this.presence.set(m.external_id, m.online);
+    c.members = presence.members.map((m) => m.external_id);
+    for (const r of receipts.members)
+      c.receipts.set(r.external_id, { read: r.last_read_at, delivered: r.last_delivered_at });
+    if (c === this.active) this.renderMembers();
   }
 
   private showList(): void {
@@ -325,7 +371,11 @@ class ChatApp {
         return h(
           'li',
           { 'data-member': m },
-          h('span', { class: `dot ${online ? 'online' : 'offline'}`, role: 'img', 'aria-label': online ? 'online' : 'offline' }),
+          h('span', {
+            class: `dot ${online ? 'online' : 'offline'}`,
+            role: 'img',
+            'aria-label': online ? 'online' : 'offline',
+          }),
           m === this.me ? `${m} (you)` : m,
         );
       }),
@@ -340,7 +390,10 @@ class ChatApp {
     this.readTimer = setTimeout(() => {
       c.info.unread_count = 0;
       c.info.mention_unread_count = 0;
-      this.client.markRead(c.info.id).then(() => this.scheduleRefresh(), (e: unknown) => this.showError(e));
+      this.client.markRead(c.info.id).then(
+        () => this.scheduleRefresh(),
+        (e: unknown) => this.showError(e),
+      );
     }, 250);
   }
 
@@ -352,7 +405,10 @@ class ChatApp {
     list.loading = true;
     const before = this.scroller.scrollHeight - this.scroller.scrollTop;
     try {
-      const page = await this.client.listMessages(c.info.id, { limit: PAGE, ...(list.cursor ? { before: list.cursor } : {}) });
+      const page = await this.client.listMessages(c.info.id, {
+        limit: PAGE,
+        ...(list.cursor ? { before: list.cursor } : {}),
+      });
       list.cursor = page.next_cursor;
       list.hasMore = page.has_more;
       const older = page.messages.filter((m) => !list.has(m.id)).reverse();
@@ -377,7 +433,12 @@ class ChatApp {
 
   private renderAll(list: MessageList, el: HTMLElement): void {
     list.nodes.clear();
-    clear(el, list.hasMore && list === this.active?.list ? h('li', { class: 'older' }, 'Scroll up for older messages') : null);
+    clear(
+      el,
+      list.hasMore && list === this.active?.list
+        ? h('li', { class: 'older' }, 'Scroll up for older messages')
+        : null,
+    );
     for (const key of list.order) {
       const node = this.renderItem(list, key);
       list.nodes.set(key, node);
@@ -387,6 +448,7 @@ class ChatApp {
 
   /** Re-renders one message in place, or appends it. */
   private update(list: MessageList, key: string, el: HTMLElement, replaces?: string): void {
+    if (list.items.get(key)?.editing) return;
     const old = list.nodes.get(replaces ?? key) ?? list.nodes.get(key);
     const node = this.renderItem(list, key);
     if (replaces) list.nodes.delete(replaces);
@@ -417,7 +479,15 @@ class ChatApp {
     const body: (Node | null)[] = [];
     if (m.quoted_message) {
       const q = m.quoted_message;
-      body.push(h('blockquote', { class: 'quoted' }, h('strong', {}, q.user_name ?? 'someone'), ': ', q.deleted ? h('em', {}, 'unsent') : q.content));
+      body.push(
+        h(
+          'blockquote',
+          { class: 'quoted' },
+          h('strong', {}, q.user_name ?? this.nameOf(list, q.user_id)),
+          ': ',
+          q.deleted ? h('em', {}, 'unsent') : q.content,
+        ),
+      );
     }
     if (deleted) body.push(h('p', { class: 'content deleted' }, 'This message was unsent'));
     else if (m.content) body.push(h('p', { class: 'content' }, ...contentNodes(m, this.me)));
@@ -425,8 +495,17 @@ class ChatApp {
       const a = m.attachment;
       body.push(
         m.type === 'image'
-          ? h('figure', { class: 'attachment' }, h('img', { src: a.url, alt: a.filename, loading: 'lazy' }), h('figcaption', {}, a.filename))
-          : h('a', { class: 'attachment file', href: a.url, target: '_blank', rel: 'noopener' }, `📄 ${a.filename} (${fileSize(a.size_bytes)})`),
+          ? h(
+              'figure',
+              { class: 'attachment' },
+              h('img', { src: a.url, alt: a.filename, loading: 'lazy' }),
+              h('figcaption', {}, a.filename),
+            )
+          : h(
+              'a',
+              { class: 'attachment file', href: a.url, target: '_blank', rel: 'noopener' },
+              `📄 ${a.filename} (${fileSize(a.size_bytes)})`,
+            ),
       );
     } else if (!deleted && m.attachment_url && item.pending) {
       body.push(h('p', { class: 'attachment uploading' }, 'Uploading…'));
@@ -457,22 +536,63 @@ class ChatApp {
       for (const emoji of QUICK_REACTIONS) {
         const mineAlready = m.reactions.some((r) => r.emoji === emoji && r.reacted_by_me);
         if (!mineAlready)
-          actions.push(h('button', { type: 'button', class: 'icon', 'aria-label': `React with ${emoji}`, onclick: () => void this.toggleReaction(m, emoji, false) }, emoji));
+          actions.push(
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'icon',
+                'aria-label': `React with ${emoji}`,
+                onclick: () => void this.toggleReaction(m, emoji, false),
+              },
+              emoji,
+            ),
+          );
       }
-      actions.push(h('button', { type: 'button', onclick: () => (inThread ? this.threadComposer?.setQuote(m) : this.composer.setQuote(m)) }, 'Reply'));
-      if (!inThread && !m.thread_id) actions.push(h('button', { type: 'button', onclick: () => void this.openThread(m) }, 'Thread'));
+      actions.push(
+        h(
+          'button',
+          {
+            type: 'button',
+            onclick: () => (inThread ? this.threadComposer?.setQuote(m) : this.composer.setQuote(m)),
+          },
+          'Reply',
+        ),
+      );
+      if (!inThread && !m.thread_id)
+        actions.push(h('button', { type: 'button', onclick: () => void this.openThread(m) }, 'Thread'));
       if (mine) {
-        actions.push(h('button', { type: 'button', onclick: (e: Event) => this.startEdit(list, key, (e.target as HTMLElement).closest('li')!) }, 'Edit'));
+        actions.push(
+          h(
+            'button',
+            {
+              type: 'button',
+              onclick: (e: Event) => this.startEdit(list, key, (e.target as HTMLElement).closest('li')!),
+            },
+            'Edit',
+          ),
+        );
         actions.push(h('button', { type: 'button', onclick: () => void this.unsend(m) }, 'Unsend'));
       }
     }
 
-    const replies = m.reply_count ? h('button', { type: 'button', class: 'link thread-link', onclick: () => void this.openThread(m) }, `${m.reply_count} ${m.reply_count === 1 ? 'reply' : 'replies'}`) : null;
+    const replies = m.reply_count
+      ? h(
+          'button',
+          { type: 'button', class: 'link thread-link', onclick: () => void this.openThread(m) },
+          `${m.reply_count} ${m.reply_count === 1 ? 'reply' : 'replies'}`,
+        )
+      : null;
 
     let state: HTMLElement | null = null;
     if (item.pending?.state === 'sending') state = h('span', { class: 'pending' }, 'Sending…');
     else if (item.pending?.state === 'failed')
-      state = h('span', { class: 'failed' }, `Not sent${item.pending.error ? `: ${item.pending.error}` : ''} `, h('button', { type: 'button', onclick: item.pending.retry }, 'Retry'));
+      state = h(
+        'span',
+        { class: 'failed' },
+        `Not sent${item.pending.error ? `: ${item.pending.error}` : ''} `,
+        h('button', { type: 'button', onclick: item.pending.retry }, 'Retry'),
+      );
     else if (mine && !deleted) state = this.tick(m);
 
     return h(
@@ -481,11 +601,19 @@ class ChatApp {
         class: `msg${mine ? ' mine' : ''}${m.type === 'system' ? ' system' : ''}${item.pending ? ` ${item.pending.state}` : ''}`,
         'data-id': m.id,
         'data-key': key,
+        // a tap (or click) focuses the message, which shows its actions on touch screens too
+        tabindex: -1,
       },
       h(
         'div',
         { class: 'meta' },
-        author ? h('span', { class: `dot ${online ? 'online' : 'offline'}`, role: 'img', 'aria-label': online ? 'online' : 'offline' }) : null,
+        author
+          ? h('span', {
+              class: `dot ${online ? 'online' : 'offline'}`,
+              role: 'img',
+              'aria-label': online ? 'online' : 'offline',
+            })
+          : null,
         h('span', { class: 'author' }, displayName(m.user)),
         h('time', { datetime: m.created_at }, shortTime(m.created_at)),
         m.edited_at && !deleted ? h('span', { class: 'edited' }, '(edited)') : null,
@@ -494,8 +622,22 @@ class ChatApp {
       body,
       reactions,
       replies,
-      h('div', { class: 'footer' }, actions.length ? h('div', { class: 'actions', role: 'group', 'aria-label': 'Message actions' }, actions) : null, state),
+      h(
+        'div',
+        { class: 'footer' },
+        actions.length
+          ? h('div', { class: 'actions', role: 'group', 'aria-label': 'Message actions' }, actions)
+          : null,
+        state,
+      ),
     );
+  }
+
+  /** A user's name or external id, from a message of theirs in the list. */
+  private nameOf(list: MessageList, userId: string | null): string {
+    for (const { msg } of list.items.values())
+      if (userId && msg.user?.id === userId) return displayName(msg.user);
+    return 'someone';
   }
 
   /** ✓ sent, ✓✓ delivered, blue ✓✓ read: by every other member's cursors when known, else the service's word. */
@@ -510,7 +652,11 @@ class ChatApp {
       }
     }
     const label = status === 'read' ? 'Read' : status === 'delivered' ? 'Delivered' : 'Sent';
-    return h('span', { class: `tick ${status}`, role: 'img', 'aria-label': label, title: label }, status === 'sent' ? '✓' : '✓✓');
+    return h(
+      'span',
+      { class: `tick ${status}`, role: 'img', 'aria-label': label, title: label },
+      status === 'sent' ? '✓' : '✓✓',
+    );
   }
 
   // ---- sending ----
@@ -619,12 +765,25 @@ class ChatApp {
     this.client.on('message.new', (m) => this.onNew(m));
     this.client.on('message.updated', (d) => {
       this.patch(d.id, (m) => {
-        if ('reply_count' in d) return { ...m, reply_count: d.reply_count, last_reply_at: d.last_reply_at, thread_participants: d.thread_participants };
+        if ('reply_count' in d)
+          return {
+            ...m,
+            reply_count: d.reply_count,
+            last_reply_at: d.last_reply_at,
+            thread_participants: d.thread_participants,
+          };
         return { ...m, content: d.content, edited_at: d.edited_at, metadata: d.metadata };
       });
     });
     this.client.on('message.deleted', (d) => {
-      this.patch(d.id, (m) => ({ ...m, content: '', attachment: null, attachment_url: null, deleted_at: d.deleted_at, reactions: [] }));
+      this.patch(d.id, (m) => ({
+        ...m,
+        content: '',
+        attachment: null,
+        attachment_url: null,
+        deleted_at: d.deleted_at,
+        reactions: [],
+      }));
     });
     const react = (add: boolean) => (d: { message_id: string; user_id: string; emoji: string }) => {
       const byMe = d.user_id === this.myUserId;
@@ -651,7 +810,10 @@ class ChatApp {
       const c = env.channel_id ? this.conversations.get(env.channel_id) : undefined;
       if (!c) return;
       const r = c.receipts.get(d.external_id);
-      c.receipts.set(d.external_id, { read: d.last_read_at, delivered: r && r.delivered > d.last_read_at ? r.delivered : d.last_read_at });
+      c.receipts.set(d.external_id, {
+        read: d.last_read_at,
+        delivered: r && r.delivered > d.last_read_at ? r.delivered : d.last_read_at,
+      });
       if (c === this.active && d.external_id !== this.me) this.rerenderMine(c.list, this.messagesEl);
     });
     this.client.on('typing.start', (d, env) => this.onTyping(env.channel_id, d.external_id, true));
@@ -661,8 +823,20 @@ class ChatApp {
       this.renderMembers();
       if (this.active) this.rerenderAuthor(this.active.list, d.external_id, this.messagesEl);
     });
-    for (const name of ['channel.created', 'channel.updated', 'channel.deleted', 'member.added', 'member.removed', 'member.role_changed', 'notification.mention'] as const) {
+    for (const name of [
+      'channel.created',
+      'channel.updated',
+      'channel.deleted',
+      'member.role_changed',
+      'notification.mention',
+    ] as const) {
       this.client.on(name, () => this.scheduleRefresh());
+    }
+    for (const name of ['member.added', 'member.removed'] as const) {
+      this.client.on(name, (_d, env) => {
+        this.scheduleRefresh();
+        if (this.active && env.channel_id === this.active.info.id) void this.loadMembers(this.active);
+      });
     }
   }
 
@@ -674,7 +848,8 @@ class ChatApp {
     const fromOther = m.user?.external_id !== this.me;
     if (fromOther) void this.client.markDelivered(c.info.id).catch(() => undefined);
     // a thread reply goes to its open thread, and to the channel only when also sent there
-    if (m.thread_id && this.thread?.root.id === m.thread_id) this.addTo(this.thread.list, m, this.threadMessages!);
+    if (m.thread_id && this.thread?.root.id === m.thread_id)
+      this.addTo(this.thread.list, m, this.threadMessages!);
     if (m.thread_id && !m.show_in_channel) return;
     if (c.loaded) {
       const atEnd = this.isAtEnd();
@@ -704,7 +879,10 @@ class ChatApp {
   }
 
   private patch(id: string, change: (m: Message) => Message): void {
-    const lists: [MessageList, HTMLElement | null][] = [...this.conversations.values()].map((c) => [c.list, c === this.active ? this.messagesEl : null]);
+    const lists: [MessageList, HTMLElement | null][] = [...this.conversations.values()].map((c) => [
+      c.list,
+      c === this.active ? this.messagesEl : null,
+    ]);
     if (this.thread) {
       lists.push([this.thread.list, this.threadMessages!]);
       if (this.thread.root.id === id) {
@@ -721,18 +899,24 @@ class ChatApp {
   }
 
   private rerenderMine(list: MessageList, el: HTMLElement): void {
-    for (const [key, item] of list.items) if (!item.pending && item.msg.user?.external_id === this.me) this.update(list, key, el);
+    for (const [key, item] of list.items)
+      if (!item.pending && item.msg.user?.external_id === this.me) this.update(list, key, el);
   }
 
   private rerenderAuthor(list: MessageList, externalId: string, el: HTMLElement): void {
-    for (const [key, item] of list.items) if (item.msg.user?.external_id === externalId) this.update(list, key, el);
+    for (const [key, item] of list.items)
+      if (item.msg.user?.external_id === externalId) this.update(list, key, el);
   }
 
   private onTyping(channelId: string | undefined, who: string, typing: boolean): void {
     const c = channelId ? this.conversations.get(channelId) : undefined;
     if (!c || who === this.me) return;
     clearTimeout(c.typing.get(who));
-    if (typing) c.typing.set(who, setTimeout(() => this.clearTyping(c, who), TYPING_TTL_MS));
+    if (typing)
+      c.typing.set(
+        who,
+        setTimeout(() => this.clearTyping(c, who), TYPING_TTL_MS),
+      );
     else c.typing.delete(who);
     if (c === this.active) this.renderTyping();
   }
@@ -746,14 +930,17 @@ class ChatApp {
 
   private renderTyping(): void {
     const who = [...(this.active?.typing.keys() ?? [])];
-    this.typingEl.textContent = who.length === 0 ? '' : who.length === 1 ? `${who[0]} is typing…` : `${who.join(', ')} are typing…`;
+    this.typingEl.textContent =
+      who.length === 0 ? '' : who.length === 1 ? `${who[0]} is typing…` : `${who.join(', ')} are typing…`;
   }
 
   // ---- actions ----
 
   private async toggleReaction(m: Message, emoji: string, remove: boolean): Promise<void> {
     try {
-      const updated = remove ? await this.client.removeReaction(m.id, emoji) : await this.client.addReaction(m.id, emoji);
+      const updated = remove
+        ? await this.client.removeReaction(m.id, emoji)
+        : await this.client.addReaction(m.id, emoji);
       this.patch(m.id, (old) => ({ ...old, reactions: updated.reactions }));
     } catch (e) {
       this.showError(e);
@@ -764,20 +951,29 @@ class ChatApp {
     const item = list.items.get(key);
     if (!item) return;
     const input = h('input', { class: 'edit-input', value: item.msg.content, 'aria-label': 'Edit message' });
+    item.editing = true;
     const done = () => {
+      const current = list.items.get(key);
+      if (current) current.editing = false;
       const el = list === this.thread?.list ? this.threadMessages! : this.messagesEl;
       this.update(list, key, el);
+      list.nodes.get(key)?.focus();
     };
     const save = async () => {
       const content = input.value.trim();
       if (!content || content === item.msg.content) return done();
       try {
         const updated = await this.client.editMessage(item.msg.id, { content });
-        this.patch(updated.id, () => updated);
+        this.patch(updated.id, (m) => ({
+          ...m,
+          content: updated.content,
+          edited_at: updated.edited_at,
+          metadata: updated.metadata,
+        }));
       } catch (e) {
         this.showError(e);
-        done();
       }
+      done();
     };
     const form = h(
       'form',
@@ -826,12 +1022,17 @@ class ChatApp {
     this.threadComposer = new Composer({
       key: 'thread',
       label: 'Reply in thread',
+      placeholder: 'Reply…',
       members: () => c.members.filter((m) => m !== this.me),
-      onSend: (text, mentions, quote, file) => void this.send(c, thread.list, { text, mentions, quote, file }, thread.root),
+      onSend: (text, mentions, quote, file) =>
+        void this.send(c, thread.list, { text, mentions, quote, file }, thread.root),
       onTyping: (typing) => (typing ? this.client.startTyping(c.info.id) : this.client.stopTyping(c.info.id)),
     });
     this.renderThreadRoot();
-    this.showPanel('Thread', h('div', { class: 'thread' }, this.threadRootEl, this.threadMessages, this.threadComposer.el));
+    this.showPanel(
+      'Thread',
+      h('div', { class: 'thread' }, this.threadRootEl, this.threadMessages, this.threadComposer.el),
+    );
     this.threadComposer.focus();
     try {
       const page = await this.client.listReplies(root.id, { limit: 100 });
@@ -851,7 +1052,13 @@ class ChatApp {
     const m = this.thread.root;
     clear(
       this.threadRootEl,
-      h('p', { class: 'meta' }, h('span', { class: 'author' }, displayName(m.user)), ' ', h('time', { datetime: m.created_at }, shortTime(m.created_at))),
+      h(
+        'p',
+        { class: 'meta' },
+        h('span', { class: 'author' }, displayName(m.user)),
+        ' ',
+        h('time', { datetime: m.created_at }, shortTime(m.created_at)),
+      ),
       h('p', { class: 'content' }, m.deleted_at ? 'This message was unsent' : m.content),
       h('p', { class: 'reply-count' }, `${m.reply_count ?? 0} ${m.reply_count === 1 ? 'reply' : 'replies'}`),
     );
@@ -863,7 +1070,10 @@ class ChatApp {
     try {
       const page = await this.client.searchMessages({ q, limit: 25 });
       if (!page.messages.length) append(results, h('li', {}, 'No messages match.'));
-      append(results, page.messages.map((hit) => this.renderHit(hit)));
+      append(
+        results,
+        page.messages.map((hit) => this.renderHit(hit)),
+      );
     } catch (e) {
       this.showError(e);
     }
@@ -883,9 +1093,15 @@ class ChatApp {
             if (c) void this.open(c, true);
           },
         },
-        h('span', { class: 'meta' }, `${c ? this.channelName(c.info) : 'channel'} · ${displayName(hit.user)} · ${shortTime(hit.created_at)}`),
+        h(
+          'span',
+          { class: 'meta' },
+          `${c ? this.channelName(c.info) : 'channel'} · ${displayName(hit.user)} · ${shortTime(hit.created_at)}`,
+        ),
         h('span', { class: 'content' }, ...highlighted(hit.content, hit.highlights)),
-        hit.attachment && hit.type === 'image' ? h('img', { src: hit.attachment.url, alt: hit.attachment.filename, class: 'hit-image' }) : null,
+        hit.attachment && hit.type === 'image'
+          ? h('img', { src: hit.attachment.url, alt: hit.attachment.filename, class: 'hit-image' })
+          : null,
       ),
     );
   }
@@ -893,7 +1109,12 @@ class ChatApp {
   private showPanel(title: string, content: HTMLElement): void {
     clear(
       this.panel,
-      h('header', {}, h('h2', { id: 'panel-title' }, title), h('button', { type: 'button', onclick: () => this.closePanel() }, 'Close')),
+      h(
+        'header',
+        {},
+        h('h2', { id: 'panel-title' }, title),
+        h('button', { type: 'button', onclick: () => this.closePanel() }, 'Close'),
+      ),
       content,
     );
     this.panel.hidden = false;

@@ -6,6 +6,7 @@ export interface ComposerOptions {
   /** Distinguishes the channel's composer from the thread's (ids, labels). */
   key: string;
   label: string;
+  placeholder: string;
   /** The channel's members' external ids (mention autocomplete). */
   members: () => string[];
   /** A send: the text (maybe empty with a file), the members it mentions, the quoted message, the file. */
@@ -38,7 +39,7 @@ export class Composer {
     this.input = h('textarea', {
       id: inputId,
       rows: 1,
-      placeholder: 'Write a message… (@ to mention)',
+      placeholder: o.placeholder,
       autocomplete: 'off',
       role: 'combobox',
       'aria-autocomplete': 'list',
@@ -48,7 +49,13 @@ export class Composer {
       oninput: () => this.onInput(),
       onblur: () => setTimeout(() => this.closeSuggestions(), 150),
     });
-    this.suggestions = h('ul', { id: listId, role: 'listbox', class: 'suggestions', hidden: true, 'aria-label': 'Members' });
+    this.suggestions = h('ul', {
+      id: listId,
+      role: 'listbox',
+      class: 'suggestions',
+      hidden: true,
+      'aria-label': 'Members',
+    });
     this.quoteBox = h('div', { class: 'quote-draft', hidden: true });
     this.fileBox = h('div', { class: 'file-draft', hidden: true });
     const fileInput = h('input', {
@@ -77,13 +84,23 @@ export class Composer {
       h(
         'div',
         { class: 'composer-row' },
-        h('label', { for: `file-${o.key}`, class: 'button attach', title: 'Attach an image or file', tabindex: 0, onkeydown: (e: Event) => {
-          const k = (e as KeyboardEvent).key;
-          if (k === 'Enter' || k === ' ') {
-            e.preventDefault();
-            fileInput.click();
-          }
-        } }, h('span', { 'aria-hidden': 'true' }, '📎'), h('span', { class: 'visually-hidden' }, 'Attach a file')),
+        h(
+          'label',
+          {
+            for: `file-${o.key}`,
+            class: 'button attach',
+            title: 'Attach an image or file',
+            tabindex: 0,
+            onkeydown: (e: Event) => {
+              const k = (e as KeyboardEvent).key;
+              if (k === 'Enter' || k === ' ') {
+                e.preventDefault();
+                fileInput.click();
+              }
+            },
+          },
+          'Attach',
+        ),
         fileInput,
         h('div', { class: 'composer-input' }, this.input, this.suggestions),
         h('button', { type: 'submit', class: 'primary send' }, 'Send'),
@@ -102,7 +119,12 @@ export class Composer {
     if (msg) {
       clear(
         this.quoteBox,
-        h('span', {}, `Replying to ${displayName(msg.user)}: `, h('q', {}, msg.content.slice(0, 80) || (msg.attachment ? msg.attachment.filename : ''))),
+        h(
+          'span',
+          {},
+          `Replying to ${displayName(msg.user)}: `,
+          h('q', {}, msg.content.slice(0, 80) || (msg.attachment ? msg.attachment.filename : '')),
+        ),
         h('button', { type: 'button', class: 'link', onclick: () => this.setQuote(null) }, 'Cancel reply'),
       );
       this.focus();
@@ -117,7 +139,11 @@ export class Composer {
       clear(
         this.fileBox,
         h('span', {}, 'Attached: ', h('strong', {}, file.name)),
-        h('button', { type: 'button', class: 'link', onclick: () => this.setFile(null) }, 'Remove attachment'),
+        h(
+          'button',
+          { type: 'button', class: 'link', onclick: () => this.setFile(null) },
+          'Remove attachment',
+        ),
       );
       this.focus();
     }
@@ -138,7 +164,8 @@ export class Composer {
     if (!this.suggestions.hidden && this.options.length) {
       if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
         e.preventDefault();
-        this.active = (this.active + (e.key === 'ArrowDown' ? 1 : this.options.length - 1)) % this.options.length;
+        this.active =
+          (this.active + (e.key === 'ArrowDown' ? 1 : this.options.length - 1)) % this.options.length;
         this.renderSuggestions();
         return;
       }

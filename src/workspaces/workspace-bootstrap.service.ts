@@ -37,6 +37,8 @@ export class WorkspaceBootstrap implements OnApplicationBootstrap {
       `    curl -X PUT ${base}/v1/users/ana -H 'Authorization: Bearer ${ws.api_key}:${ws.api_secret}' \\`,
       `         -H 'Content-Type: application/json' -d '{"name":"Ana"}'`,
       '',
+      `  Or chat in a browser: ${base}/demo`,
+      '',
     ].join('\n');
     process.stdout.write(`${banner}\n`);
   }
