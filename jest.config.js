@@ -8,6 +8,8 @@ module.exports = {
     '<rootDir>/src/**/*.spec.ts',
     '<rootDir>/test/**/*.e2e-spec.ts',
     '<rootDir>/test/deploy/**/*.spec.ts',
+    // the JavaScript client's pure logic (packages/client)
+    '<rootDir>/test/client/**/*.spec.ts',
   ],
   testEnvironment: 'node',
   // packages/client writes its relative imports with .js (ES modules in browsers and Node need it):

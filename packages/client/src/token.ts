@@ -2,18 +2,28 @@
 export type TokenProvider = () => string | Promise<string>;
 export type TokenSource = string | TokenProvider;
 
-/** The `exp` claim of a JWT in milliseconds since the epoch, or undefined when it has none or is not a JWT. */
-export function jwtExpiry(token: string): number | undefined {
+/** The `exp` and `iat` claims of a JWT in milliseconds since the epoch (undefined when absent or not a JWT). */
+export function jwtTimes(token: string): { exp?: number; iat?: number } {
   const part = token.split('.')[1];
-  if (!part) return undefined;
+  if (!part) return {};
   try {
     const b64 = part.replace(/-/g, '+').replace(/_/g, '/');
-    const json = atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4));
-    const exp = (JSON.parse(json) as { exp?: unknown }).exp;
-    return typeof exp === 'number' && Number.isFinite(exp) ? exp * 1000 : undefined;
+    const claims = JSON.parse(atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4))) as {
+      exp?: unknown;
+      iat?: unknown;
+    };
+    const ms = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v * 1000 : undefined);
+    const exp = ms(claims.exp);
+    const iat = ms(claims.iat);
+    return { ...(exp !== undefined ? { exp } : {}), ...(iat !== undefined ? { iat } : {}) };
   } catch {
-    return undefined;
+    return {};
   }
+}
+
+/** The `exp` claim of a JWT in milliseconds since the epoch, or undefined when it has none or is not a JWT. */
+export function jwtExpiry(token: string): number | undefined {
+  return jwtTimes(token).exp;
 }
 
 /**
@@ -69,12 +79,24 @@ export class TokenManager {
   msUntilRefresh(): number | undefined {
     const t = typeof this.source === 'string' ? this.source : this.token;
     if (t === undefined || !this.refreshable) return undefined;
-    const exp = jwtExpiry(t);
-    return exp === undefined ? undefined : Math.max(0, exp - this.refreshBeforeMs - this.now());
+    const at = this.refreshAt(t);
+    return at === undefined ? undefined : Math.max(0, at - this.now());
+  }
+
+  /**
+   * When a token should be replaced: `refreshBeforeMs` ahead of its `exp`, but never before the first
+   * three quarters of its lifetime (a short-lived token would otherwise be replaced at once, forever).
+   */
+  private refreshAt(token: string): number | undefined {
+    const { exp, iat } = jwtTimes(token);
+    if (exp === undefined) return undefined;
+    const margin =
+      iat !== undefined && exp > iat ? Math.min(this.refreshBeforeMs, (exp - iat) / 4) : this.refreshBeforeMs;
+    return exp - margin;
   }
 
   private expiresSoon(token: string): boolean {
-    const exp = jwtExpiry(token);
-    return exp !== undefined && exp - this.refreshBeforeMs <= this.now();
+    const at = this.refreshAt(token);
+    return at !== undefined && at <= this.now();
   }
 }
