@@ -111,7 +111,8 @@ export class ChatClient {
 
   constructor(private readonly options: ChatClientOptions) {
     const fetchImpl =
-      options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
+      options.fetch ??
+      ((input: Parameters<typeof fetch>[0], init?: RequestInit) => globalThis.fetch(input, init));
     this.tokens = new TokenManager(options.token, (options.refreshBeforeExpirySeconds ?? 60) * 1000);
     this.rest = new RestTransport(options.baseUrl, this.tokens, fetchImpl);
     this.realtime = new Realtime(this.rest, this.tokens, {
@@ -397,7 +398,7 @@ export class ChatClient {
       res = await fetchImpl(up.upload_url, {
         method: up.method,
         headers: up.headers,
-        body: file as BodyInit,
+        body: file as NonNullable<RequestInit['body']>,
       });
     } catch (e) {
       throw new ChatApiError({

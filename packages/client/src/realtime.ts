@@ -273,9 +273,8 @@ export class Realtime {
 
   private fail(e: unknown): void {
     this.emitError(e);
-    const ready = this.ready;
+    this.ready?.reject(e); // before disconnect(), whose own rejection is then a no-op
     this.disconnect();
-    ready?.reject(e);
   }
 
   private enqueue(t: Task): void {
