@@ -96,7 +96,8 @@ class ChatApp {
   private readonly panel: HTMLElement;
   private readonly errorEl: HTMLParagraphElement;
   private refreshTimer: ReturnType<typeof setTimeout> | undefined;
-  private readTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Per channel: a burst of messages is marked read once, and switching channels cancels nothing. */
+  private readonly readTimers = new Map<string, ReturnType<typeof setTimeout>>();
 
   constructor(
     private readonly root: HTMLElement,
@@ -386,15 +387,20 @@ class ChatApp {
   private scheduleRead(): void {
     const c = this.active;
     if (!c || document.visibilityState !== 'visible') return;
-    clearTimeout(this.readTimer);
-    this.readTimer = setTimeout(() => {
-      c.info.unread_count = 0;
-      c.info.mention_unread_count = 0;
-      this.client.markRead(c.info.id).then(
-        () => this.scheduleRefresh(),
-        (e: unknown) => this.showError(e),
-      );
-    }, 250);
+    const id = c.info.id;
+    clearTimeout(this.readTimers.get(id));
+    this.readTimers.set(
+      id,
+      setTimeout(() => {
+        this.readTimers.delete(id);
+        c.info.unread_count = 0;
+        c.info.mention_unread_count = 0;
+        this.client.markRead(c.info.id).then(
+          () => this.scheduleRefresh(),
+          (e: unknown) => this.showError(e),
+        );
+      }, 250),
+    );
   }
 
   // ---- history ----
@@ -446,9 +452,17 @@ class ChatApp {
     }
   }
 
-  /** Re-renders one message in place, or appends it. */
-  private update(list: MessageList, key: string, el: HTMLElement, replaces?: string): void {
-    if (list.items.get(key)?.editing) return;
+  /** Where a list is on screen: the open conversation's, the open thread's, or nowhere (null). */
+  private elOf(list: MessageList): HTMLElement | null {
+    if (this.thread && list === this.thread.list) return this.threadMessages ?? null;
+    if (this.active && list === this.active.list) return this.messagesEl;
+    return null;
+  }
+
+  /** Re-renders one message in place, or appends it (lists not on screen are rendered when opened). */
+  private update(list: MessageList, key: string, replaces?: string): void {
+    const el = this.elOf(list);
+    if (!el || list.items.get(key)?.editing) return;
     const old = list.nodes.get(replaces ?? key) ?? list.nodes.get(key);
     const node = this.renderItem(list, key);
     if (replaces) list.nodes.delete(replaces);
@@ -669,7 +683,6 @@ class ChatApp {
   ): Promise<void> {
     const key = crypto.randomUUID();
     const pendingKey = `pending:${key}`;
-    const el = list === this.thread?.list ? this.threadMessages! : this.messagesEl;
     const now = new Date().toISOString();
     const draft: Message = {
       id: pendingKey,
@@ -707,7 +720,7 @@ class ChatApp {
     let attachmentUrl: string | undefined;
     const attempt = async (): Promise<void> => {
       list.items.set(pendingKey, { msg: draft, pending: { state: 'sending', retry } });
-      this.update(list, pendingKey, el);
+      this.update(list, pendingKey);
       try {
         if (input.file && !attachmentUrl) {
           const up = await this.client.uploadAttachment(input.file, {
@@ -727,24 +740,24 @@ class ChatApp {
           ...(threadRoot ? { thread_id: threadRoot.id } : {}),
         });
         this.myUserId ??= sent.user?.id;
-        this.settle(list, pendingKey, sent, el);
+        this.settle(list, pendingKey, sent);
       } catch (e) {
         list.items.set(pendingKey, {
           msg: draft,
           pending: { state: 'failed', error: isChatApiError(e) ? e.code : undefined, retry },
         });
-        this.update(list, pendingKey, el);
+        this.update(list, pendingKey);
       }
     };
     const retry = () => void attempt();
     list.order.push(pendingKey);
     const sending = attempt();
-    if (el === this.messagesEl) this.scrollToEnd();
+    if (this.elOf(list) === this.messagesEl) this.scrollToEnd();
     await sending;
   }
 
   /** The service's message takes the place of its pending draft (or of nothing, when the event came first). */
-  private settle(list: MessageList, pendingKey: string, msg: Message, el: HTMLElement): void {
+  private settle(list: MessageList, pendingKey: string, msg: Message): void {
     const at = list.order.indexOf(pendingKey);
     list.items.delete(pendingKey);
     if (list.has(msg.id)) {
@@ -756,7 +769,7 @@ class ChatApp {
     list.items.set(msg.id, { msg });
     if (at >= 0) list.order[at] = msg.id;
     else list.order.push(msg.id);
-    this.update(list, msg.id, el, pendingKey);
+    this.update(list, msg.id, pendingKey);
   }
 
   // ---- realtime ----
@@ -814,14 +827,14 @@ class ChatApp {
         read: d.last_read_at,
         delivered: r && r.delivered > d.last_read_at ? r.delivered : d.last_read_at,
       });
-      if (c === this.active && d.external_id !== this.me) this.rerenderMine(c.list, this.messagesEl);
+      if (c === this.active && d.external_id !== this.me) this.rerenderMine(c.list);
     });
     this.client.on('typing.start', (d, env) => this.onTyping(env.channel_id, d.external_id, true));
     this.client.on('typing.stop', (d, env) => this.onTyping(env.channel_id, d.external_id, false));
     this.client.on('presence.changed', (d) => {
       this.presence.set(d.external_id, d.online);
       this.renderMembers();
-      if (this.active) this.rerenderAuthor(this.active.list, d.external_id, this.messagesEl);
+      if (this.active) this.rerenderAuthor(this.active.list, d.external_id);
     });
     for (const name of [
       'channel.created',
@@ -848,12 +861,11 @@ class ChatApp {
     const fromOther = m.user?.external_id !== this.me;
     if (fromOther) void this.client.markDelivered(c.info.id).catch(() => undefined);
     // a thread reply goes to its open thread, and to the channel only when also sent there
-    if (m.thread_id && this.thread?.root.id === m.thread_id)
-      this.addTo(this.thread.list, m, this.threadMessages!);
+    if (m.thread_id && this.thread?.root.id === m.thread_id) this.addTo(this.thread.list, m);
     if (m.thread_id && !m.show_in_channel) return;
     if (c.loaded) {
       const atEnd = this.isAtEnd();
-      this.addTo(c.list, m, c === this.active ? this.messagesEl : null);
+      this.addTo(c.list, m);
       if (c === this.active && (atEnd || !fromOther)) this.scrollToEnd();
     }
     if (c === this.active && fromOther) this.scheduleRead();
@@ -861,51 +873,40 @@ class ChatApp {
   }
 
   /** Adds a message from the socket, replacing our own pending draft of it (same client key). */
-  private addTo(list: MessageList, m: Message, el: HTMLElement | null): void {
+  private addTo(list: MessageList, m: Message): void {
     if (list.has(m.id)) return;
     const key = typeof m.metadata.client_key === 'string' ? `pending:${m.metadata.client_key}` : undefined;
-    if (key && list.has(key)) {
-      if (el) this.settle(list, key, m, el);
-      else {
-        list.items.delete(key);
-        list.order[list.order.indexOf(key)] = m.id;
-        list.items.set(m.id, { msg: m });
-      }
-      return;
-    }
+    if (key && list.has(key)) return this.settle(list, key, m);
     list.items.set(m.id, { msg: m });
     list.order.push(m.id);
-    if (el) this.update(list, m.id, el);
+    this.update(list, m.id);
   }
 
   private patch(id: string, change: (m: Message) => Message): void {
-    const lists: [MessageList, HTMLElement | null][] = [...this.conversations.values()].map((c) => [
-      c.list,
-      c === this.active ? this.messagesEl : null,
-    ]);
+    const lists = [...this.conversations.values()].map((c) => c.list);
     if (this.thread) {
-      lists.push([this.thread.list, this.threadMessages!]);
+      lists.push(this.thread.list);
       if (this.thread.root.id === id) {
         this.thread.root = change(this.thread.root);
         this.renderThreadRoot();
       }
     }
-    for (const [list, el] of lists) {
+    for (const list of lists) {
       const item = list.items.get(id);
       if (!item) continue;
       item.msg = change(item.msg);
-      if (el) this.update(list, id, el);
+      this.update(list, id);
     }
   }
 
-  private rerenderMine(list: MessageList, el: HTMLElement): void {
+  private rerenderMine(list: MessageList): void {
     for (const [key, item] of list.items)
-      if (!item.pending && item.msg.user?.external_id === this.me) this.update(list, key, el);
+      if (!item.pending && item.msg.user?.external_id === this.me) this.update(list, key);
   }
 
-  private rerenderAuthor(list: MessageList, externalId: string, el: HTMLElement): void {
+  private rerenderAuthor(list: MessageList, externalId: string): void {
     for (const [key, item] of list.items)
-      if (item.msg.user?.external_id === externalId) this.update(list, key, el);
+      if (item.msg.user?.external_id === externalId) this.update(list, key);
   }
 
   private onTyping(channelId: string | undefined, who: string, typing: boolean): void {
@@ -955,8 +956,7 @@ class ChatApp {
     const done = () => {
       const current = list.items.get(key);
       if (current) current.editing = false;
-      const el = list === this.thread?.list ? this.threadMessages! : this.messagesEl;
-      this.update(list, key, el);
+      this.update(list, key);
       list.nodes.get(key)?.focus();
     };
     const save = async () => {

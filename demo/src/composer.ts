@@ -47,7 +47,8 @@ export class Composer {
       'aria-expanded': 'false',
       onkeydown: (e: Event) => this.onKey(e as KeyboardEvent),
       oninput: () => this.onInput(),
-      onblur: () => setTimeout(() => this.closeSuggestions(), 150),
+      // leaving the box closes the list, unless the focus came back (a click on an option keeps it)
+      onblur: () => setTimeout(() => document.activeElement !== this.input && this.closeSuggestions(), 150),
     });
     this.suggestions = h('ul', {
       id: listId,

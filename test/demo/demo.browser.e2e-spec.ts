@@ -131,7 +131,7 @@ describeInBrowser('demo app in Chromium: two users chat', () => {
 
   const composer = (u: User) => u.page.getByLabel('Message', { exact: true });
   /** A message of the conversation (not of a thread panel), by its own text (not a quote of it). */
-  const message = (u: User, text: string) =>
+  const message = (u: User, text: string | RegExp) =>
     u.page
       .getByRole('main')
       .locator('.messages > .msg')
@@ -219,6 +219,55 @@ describeInBrowser('demo app in Chromium: two users chat', () => {
     );
     await ana.page.locator('.channels [data-channel="general"]').click();
     await bo.page.locator('.channels [data-channel="general"]').click();
+  });
+
+  it('pages back through history as the reader scrolls up', async () => {
+    const created = await backend.post('/v1/channels', {
+      type: 'group',
+      external_id: 'history',
+      name: 'History',
+      created_by: 'ana',
+    });
+    expect(created.status).toBe(201);
+    // system messages: no sender's rate limit to mind; 35 of them, more than one page (30)
+    for (let i = 1; i <= 35; i++) {
+      const sent = await backend.post('/v1/messages', {
+        channel_id: 'history',
+        system: true,
+        content: `History line ${i}`,
+      });
+      expect(sent.status).toBe(201);
+    }
+    const history = ana.page.locator('.channels [data-channel="history"]');
+    await expectVisible(history);
+    await history.click();
+    await expectVisible(message(ana, /^History line 35$/));
+    await eventually(
+      () => message(ana, /^History line 1$/).count(),
+      (n) => expect(n).toBe(0),
+    );
+    await ana.page.getByRole('log', { name: 'Messages' }).evaluate((el) => el.scrollTo(0, 0));
+    await expectVisible(message(ana, /^History line 1$/));
+    await eventually(
+      () => ana.page.getByRole('main').locator('.messages > .msg').count(),
+      (n) => expect(n).toBe(35),
+    );
+    await ana.page.locator('.channels [data-channel="general"]').click();
+
+    // what ana read stays read: after a reload (the tab keeps its session) the service counts nothing unread
+    await ana.page.reload();
+    await expectVisible(ana.page.getByRole('status').filter({ hasText: 'Online' }));
+    for (const [channel, label] of [
+      ['history', '#History'],
+      ['random', '#Random'],
+    ]) {
+      await eventually(
+        () => ana.page.locator(`.channels [data-channel="${channel}"]`).getAttribute('aria-label'),
+        (v) => expect(v).toBe(label),
+      );
+    }
+    await ana.page.locator('.channels [data-channel="general"]').click();
+    await expectVisible(ana.page.getByRole('heading', { name: '#General' }));
   });
 
   it('uploads an image that the other user sees, and both find it by search with highlights', async () => {
