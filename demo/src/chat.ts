@@ -2,30 +2,9 @@ import { ChatClient, isChatApiError } from '@chat-service/client';
 import type { ConnectionStatus, Message, MyChannel, SearchHit } from '@chat-service/client';
 import { Composer } from './composer';
 import { append, clear, h, highlighted, shortTime } from './dom';
-import { contentNodes, displayName, fileSize } from './format';
+import { displayName } from './format';
+import { MessageList, renderMessage } from './message-view';
 import { devSignIn, saveSession, type Session } from './session';
-
-/** A message as shown: the service's, or one still being sent (or that failed) under its idempotency key. */
-interface Item {
-  msg: Message;
-  /** Being edited in place: re-renders wait until the edit ends (they would take the input away). */
-  editing?: boolean;
-  pending?: { state: 'sending' | 'failed'; error?: string; retry: () => void };
-}
-
-/** A list of messages in display order (oldest first), keyed by message id or, while pending, `pending:<key>`. */
-class MessageList {
-  readonly items = new Map<string, Item>();
-  readonly order: string[] = [];
-  readonly nodes = new Map<string, HTMLElement>();
-  cursor: string | null = null;
-  hasMore = true;
-  loading = false;
-
-  has(key: string): boolean {
-    return this.items.has(key);
-  }
-}
 
 interface Conversation {
   info: MyChannel;
@@ -42,7 +21,6 @@ interface Thread {
   list: MessageList;
 }
 
-const QUICK_REACTIONS = ['👍', '❤️', '😂', '🎉'];
 const PAGE = 30;
 /** A typing indicator that was never withdrawn (the other side went away) fades after this long. */
 const TYPING_TTL_MS = 8000;
@@ -479,198 +457,24 @@ class ChatApp {
     this.scroller.scrollTop = this.scroller.scrollHeight;
   }
 
-  // ---- rendering a message ----
+  // ---- rendering a message (message-view.ts) ----
 
   private renderItem(list: MessageList, key: string): HTMLElement {
-    const item = list.items.get(key)!;
-    const m = item.msg;
-    const mine = m.user?.external_id === this.me;
-    const deleted = !!m.deleted_at;
     const inThread = list === this.thread?.list;
-    const author = m.user?.external_id;
-    const online = author ? this.presence.get(author) : undefined;
-
-    const body: (Node | null)[] = [];
-    if (m.quoted_message) {
-      const q = m.quoted_message;
-      body.push(
-        h(
-          'blockquote',
-          { class: 'quoted' },
-          h('strong', {}, q.user_name ?? this.nameOf(list, q.user_id)),
-          ': ',
-          q.deleted ? h('em', {}, 'unsent') : q.content,
-        ),
-      );
-    }
-    if (deleted) body.push(h('p', { class: 'content deleted' }, 'This message was unsent'));
-    else if (m.content) body.push(h('p', { class: 'content' }, ...contentNodes(m, this.me)));
-    if (!deleted && m.attachment) {
-      const a = m.attachment;
-      body.push(
-        m.type === 'image'
-          ? h(
-              'figure',
-              { class: 'attachment' },
-              h('img', { src: a.url, alt: a.filename, loading: 'lazy' }),
-              h('figcaption', {}, a.filename),
-            )
-          : h(
-              'a',
-              { class: 'attachment file', href: a.url, target: '_blank', rel: 'noopener' },
-              `📄 ${a.filename} (${fileSize(a.size_bytes)})`,
-            ),
-      );
-    } else if (!deleted && m.attachment_url && item.pending) {
-      body.push(h('p', { class: 'attachment uploading' }, 'Uploading…'));
-    }
-
-    const reactions = deleted
-      ? null
-      : h(
-          'div',
-          { class: 'reactions' },
-          m.reactions.map((r) =>
-            h(
-              'button',
-              {
-                type: 'button',
-                class: 'reaction',
-                'aria-pressed': String(r.reacted_by_me),
-                'aria-label': `${r.emoji} ${r.count}${r.reacted_by_me ? ', including you' : ''}`,
-                onclick: () => void this.toggleReaction(m, r.emoji, r.reacted_by_me),
-              },
-              `${r.emoji} ${r.count}`,
-            ),
-          ),
-        );
-
-    const actions: HTMLElement[] = [];
-    if (!item.pending && !deleted && m.type !== 'system') {
-      for (const emoji of QUICK_REACTIONS) {
-        const mineAlready = m.reactions.some((r) => r.emoji === emoji && r.reacted_by_me);
-        if (!mineAlready)
-          actions.push(
-            h(
-              'button',
-              {
-                type: 'button',
-                class: 'icon',
-                'aria-label': `React with ${emoji}`,
-                onclick: () => void this.toggleReaction(m, emoji, false),
-              },
-              emoji,
-            ),
-          );
-      }
-      actions.push(
-        h(
-          'button',
-          {
-            type: 'button',
-            onclick: () => (inThread ? this.threadComposer?.setQuote(m) : this.composer.setQuote(m)),
-          },
-          'Reply',
-        ),
-      );
-      if (!inThread && !m.thread_id)
-        actions.push(h('button', { type: 'button', onclick: () => void this.openThread(m) }, 'Thread'));
-      if (mine) {
-        actions.push(
-          h(
-            'button',
-            {
-              type: 'button',
-              onclick: (e: Event) => this.startEdit(list, key, (e.target as HTMLElement).closest('li')!),
-            },
-            'Edit',
-          ),
-        );
-        actions.push(h('button', { type: 'button', onclick: () => void this.unsend(m) }, 'Unsend'));
-      }
-    }
-
-    const replies = m.reply_count
-      ? h(
-          'button',
-          { type: 'button', class: 'link thread-link', onclick: () => void this.openThread(m) },
-          `${m.reply_count} ${m.reply_count === 1 ? 'reply' : 'replies'}`,
-        )
-      : null;
-
-    let state: HTMLElement | null = null;
-    if (item.pending?.state === 'sending') state = h('span', { class: 'pending' }, 'Sending…');
-    else if (item.pending?.state === 'failed')
-      state = h(
-        'span',
-        { class: 'failed' },
-        `Not sent${item.pending.error ? `: ${item.pending.error}` : ''} `,
-        h('button', { type: 'button', onclick: item.pending.retry }, 'Retry'),
-      );
-    else if (mine && !deleted) state = this.tick(m);
-
-    return h(
-      'li',
-      {
-        class: `msg${mine ? ' mine' : ''}${m.type === 'system' ? ' system' : ''}${item.pending ? ` ${item.pending.state}` : ''}`,
-        'data-id': m.id,
-        'data-key': key,
-        // a tap (or click) focuses the message, which shows its actions on touch screens too
-        tabindex: -1,
-      },
-      h(
-        'div',
-        { class: 'meta' },
-        author
-          ? h('span', {
-              class: `dot ${online ? 'online' : 'offline'}`,
-              role: 'img',
-              'aria-label': online ? 'online' : 'offline',
-            })
-          : null,
-        h('span', { class: 'author' }, displayName(m.user)),
-        h('time', { datetime: m.created_at }, shortTime(m.created_at)),
-        m.edited_at && !deleted ? h('span', { class: 'edited' }, '(edited)') : null,
-        m.thread_id && !inThread ? h('span', { class: 'edited' }, '(in a thread)') : null,
-      ),
-      body,
-      reactions,
-      replies,
-      h(
-        'div',
-        { class: 'footer' },
-        actions.length
-          ? h('div', { class: 'actions', role: 'group', 'aria-label': 'Message actions' }, actions)
-          : null,
-        state,
-      ),
-    );
-  }
-
-  /** A user's name or external id, from a message of theirs in the list. */
-  private nameOf(list: MessageList, userId: string | null): string {
-    for (const { msg } of list.items.values())
-      if (userId && msg.user?.id === userId) return displayName(msg.user);
-    return 'someone';
-  }
-
-  /** ✓ sent, ✓✓ delivered, blue ✓✓ read: by every other member's cursors when known, else the service's word. */
-  private tick(m: Message): HTMLElement {
-    let status = m.receipt_status;
-    const c = this.conversations.get(m.channel_id);
-    if (c && c.receipts.size) {
-      const others = [...c.receipts].filter(([id]) => id !== this.me).map(([, r]) => r);
-      if (others.length) {
-        if (others.every((r) => r.read >= m.created_at)) status = 'read';
-        else if (others.every((r) => r.delivered >= m.created_at) && status === 'sent') status = 'delivered';
-      }
-    }
-    const label = status === 'read' ? 'Read' : status === 'delivered' ? 'Delivered' : 'Sent';
-    return h(
-      'span',
-      { class: `tick ${status}`, role: 'img', 'aria-label': label, title: label },
-      status === 'sent' ? '✓' : '✓✓',
-    );
+    return renderMessage(list, key, {
+      me: this.me,
+      inThread,
+      online: (externalId) => this.presence.get(externalId),
+      otherReceipts: (channelId) =>
+        [...(this.conversations.get(channelId)?.receipts ?? [])]
+          .filter(([id]) => id !== this.me)
+          .map(([, r]) => r),
+      react: (m, emoji, remove) => void this.toggleReaction(m, emoji, remove),
+      quote: (m) => (inThread ? this.threadComposer?.setQuote(m) : this.composer.setQuote(m)),
+      openThread: (m) => void this.openThread(m),
+      edit: (l, k, node) => this.startEdit(l, k, node),
+      unsend: (m) => void this.unsend(m),
+    });
   }
 
   // ---- sending ----
