@@ -64,7 +64,7 @@ function main() {
   }
 }
 
-module.exports = { generate };
+module.exports = { generate, exportDocument };
 if (require.main === module) {
   try {
     main();

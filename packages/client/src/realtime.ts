@@ -33,7 +33,12 @@ export type AnyEventHandler = (envelope: AnyEnvelope) => void;
 type Task = { kind: 'event'; env: AnyEnvelope } | { kind: 'sync' } | { kind: 'marker'; done: () => void };
 
 const PAGE = 500;
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** In Node, a back-off wait does not keep a process alive after disconnect() (an open socket does). */
+function unref<T>(timer: T): T {
+  (timer as { unref?: () => void }).unref?.();
+  return timer;
+}
+const sleep = (ms: number) => new Promise<void>((r) => unref(setTimeout(r, ms)));
 
 /** A sync or channel-events entry as the envelope the socket would have carried. */
 export function envelopeOf(e: SyncEvent): AnyEnvelope {
