@@ -1,4 +1,5 @@
-// `npm start` on a fresh clone: build once if dist/ is missing or older than src/.
+// `npm start` on a fresh clone: build once if dist/ is missing or older than src/ (or the demo app
+// older than demo/).
 const { existsSync, statSync, readdirSync } = require('fs');
 const { join } = require('path');
 const { execSync } = require('child_process');
@@ -13,7 +14,9 @@ function newest(dir) {
 }
 const root = join(__dirname, '..');
 const main = join(root, 'dist', 'main.js');
-if (!existsSync(main) || statSync(main).mtimeMs < newest(join(root, 'src'))) {
+const demo = join(root, 'dist', 'public', 'demo', 'index.html');
+const stale = (built, source) => !existsSync(built) || statSync(built).mtimeMs < newest(join(root, source));
+if (stale(main, 'src') || stale(demo, 'demo')) {
   process.stderr.write('building dist/ ...\n');
   execSync('npm run build --silent', { cwd: root, stdio: 'inherit' });
 }

@@ -14,6 +14,7 @@ import { buildOpenApiDocument } from './common/http/openapi';
 import { requestIdMiddleware } from './common/http/request-id';
 import { requestLogMiddleware, rootLogger } from './common/http/request-log';
 import type { AppConfig } from './config/config.schema';
+import { DEMO_PREFIX, demoStatic } from './demo/demo-static';
 import { Draining } from './ops/draining';
 import { Metrics } from './ops/metrics';
 import { RedisService } from './infra/redis/redis.module';
@@ -48,6 +49,8 @@ export async function createApp(config: AppConfig, opts: { logs?: boolean } = {}
   app.use(requestIdMiddleware);
   if (config.LOG_LEVEL !== 'silent') app.use(requestLogMiddleware(rootLogger(config)));
   app.use(app.get(Metrics).middleware());
+  // the demo app's static files (same origin: no CORS, no body, no auth); its sign-in route is src/demo
+  if (config.SERVICE_ROLE !== 'worker') app.use(DEMO_PREFIX, demoStatic(config));
   // CORS (SERVICE_CORS_ORIGINS) before body parsing, input checks, routing and auth: preflights end here
   app.enableCors(restCors(config.corsOrigins, isSignedUrlPath));
   // body-parser errors (too large, bad JSON) happen before Nest: answer them in the contract's shape here.

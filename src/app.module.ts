@@ -37,12 +37,15 @@ import { ExportBuildModule } from './exports/export-build.module';
 import { ExportsModule } from './exports/exports.module';
 import { ErasureModule } from './erasure/erasure.module';
 import { ErasuresModule } from './erasure/erasures.module';
+import { DemoModule } from './demo/demo.module';
 
 /** Composes the feature modules; SERVICE_ROLE=worker leaves out the public API. */
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     const api: Type[] = config.SERVICE_ROLE === 'worker' ? [] : [UsersModule, ChannelsModule, MyChannelsModule, ReceiptsModule, MessagesModule, ReactionsModule, BlocksModule, MutesModule, WebhooksModule, RealtimeModule, AttachmentsModule, DevicesModule, SearchModule, PinsModule, BansModule, FlagsModule, ExportsModule, ErasuresModule];
+    // the demo's development sign-in (SERVICE_DEMO): without it, /demo/api/session is simply not there (404)
+    if (config.SERVICE_ROLE !== 'worker' && config.demoSignIn) api.push(DemoModule);
     return {
       module: AppModule,
       imports: [

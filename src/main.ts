@@ -44,7 +44,8 @@ async function main(): Promise<void> {
   process.stdout.write(
     `chat-service (${config.SERVICE_ROLE}) listening on ${config.baseUrl} in ${Date.now() - started} ms ` +
       `[${config.embedded ? `embedded database in ${config.SERVICE_DATA_DIR}` : 'PostgreSQL'}, ` +
-      `${config.REDIS_URL ? 'Redis' : 'in-process adapters'}]; API docs at ${config.baseUrl}/docs\n`,
+      `${config.REDIS_URL ? 'Redis' : 'in-process adapters'}]; API docs at ${config.baseUrl}/docs; ` +
+      `demo app at ${config.baseUrl}/demo (${config.demoSignIn ? 'development sign-in ON: SERVICE_DEMO' : 'pasted tokens'})\n`,
   );
 
   let closing = false;

@@ -155,6 +155,16 @@ describe('loadConfig', () => {
     ).toBe('*');
   });
 
+  it('turns the demo sign-in on embedded and off with DATABASE_URL, unless SERVICE_DEMO says otherwise', () => {
+    const pg = { DATABASE_URL: 'postgresql://localhost/chat', SERVICE_ENCRYPTION_KEY: KEY };
+    expect(loadConfig({}).demoSignIn).toBe(true);
+    expect(loadConfig({ SERVICE_DEMO: 'false' }).demoSignIn).toBe(false);
+    expect(loadConfig(pg).demoSignIn).toBe(false);
+    expect(loadConfig({ ...pg, SERVICE_DEMO: '' }).demoSignIn).toBe(false);
+    expect(loadConfig({ ...pg, SERVICE_DEMO: 'true' }).demoSignIn).toBe(true);
+    expect(problems({ SERVICE_DEMO: 'sometimes' })).toContain('SERVICE_DEMO must be true or false');
+  });
+
   it('normalizes listed origins the way browsers send them', () => {
     const c = loadConfig({ SERVICE_CORS_ORIGINS: 'https://App.Example.com/, http://localhost:5173,https://a.example.com:443' });
     expect(c.corsOrigins).toEqual(['https://app.example.com', 'http://localhost:5173', 'https://a.example.com']);

@@ -136,6 +136,11 @@ export const CONFIG_SCHEMA = {
     description: 'all = API + workers; api = API only; worker = queue workers only',
     parse: oneOf('all', 'api', 'worker'),
   },
+  SERVICE_DEMO: {
+    description:
+      'The demo app at /demo may mint user tokens for the development workspace (POST /demo/api/session, no credentials: development only); unset = on with the embedded database, off with DATABASE_URL',
+    parse: optional(bool),
+  },
   SERVICE_ADMIN_TOKEN: { description: 'Operator token for /v1/admin/*; unset = those routes are 404', parse: optional(str) },
   SERVICE_BOOTSTRAP_API_KEY: { description: 'Create a workspace with this pk_ key at start-up', parse: optional(str) },
   SERVICE_BOOTSTRAP_API_SECRET: { description: 'Its sk_ secret', parse: optional(str) },
@@ -195,6 +200,8 @@ export interface AppConfig extends Parsed {
   embedded: boolean;
   /** SERVICE_CORS_ORIGINS with its default applied: `*` (any origin) or the allowed origins (maybe none). */
   corsOrigins: '*' | readonly string[];
+  /** SERVICE_DEMO with its default applied: whether /demo may mint user tokens without credentials. */
+  demoSignIn: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -242,5 +249,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const publicFilesUrl = parsed.SERVICE_S3_PUBLIC_URL ?? `${baseUrl}/files/`;
   const embedded = !parsed.DATABASE_URL;
   const corsOrigins = parsed.SERVICE_CORS_ORIGINS ?? (embedded ? '*' : []);
-  return { ...parsed, baseUrl, publicFilesUrl, embedded, corsOrigins };
+  const demoSignIn = parsed.SERVICE_DEMO ?? embedded;
+  return { ...parsed, baseUrl, publicFilesUrl, embedded, corsOrigins, demoSignIn };
 }

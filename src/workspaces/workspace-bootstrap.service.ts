@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
-import { WorkspacesService } from './workspaces.service';
+import { DEVELOPMENT_WORKSPACE_NAME, WorkspacesService } from './workspaces.service';
 
 /**
  * Start-up workspaces: the SERVICE_BOOTSTRAP_API_KEY/SECRET pair when set; otherwise, on the embedded
@@ -24,7 +24,7 @@ export class WorkspaceBootstrap implements OnApplicationBootstrap {
       return;
     }
     if (!this.config.embedded || this.config.SERVICE_DATA_DIR.startsWith('memory://') || this.config.SERVICE_ROLE === 'worker' || (await this.workspaces.count()) > 0) return;
-    const ws = await this.workspaces.create('Development');
+    const ws = await this.workspaces.create(DEVELOPMENT_WORKSPACE_NAME);
     const base = this.config.baseUrl;
     const banner = [
       '',
@@ -36,6 +36,8 @@ export class WorkspaceBootstrap implements OnApplicationBootstrap {
       '  Try it:',
       `    curl -X PUT ${base}/v1/users/ana -H 'Authorization: Bearer ${ws.api_key}:${ws.api_secret}' \\`,
       `         -H 'Content-Type: application/json' -d '{"name":"Ana"}'`,
+      '',
+      `  Or chat in a browser: ${base}/demo`,
       '',
     ].join('\n');
     process.stdout.write(`${banner}\n`);

@@ -63,6 +63,12 @@ export class WorkspacesRepository {
     return this.db.query(`SELECT ${WORKSPACE_COLUMNS} FROM workspaces w ${where} ORDER BY w.id DESC LIMIT $1`, params);
   }
 
+  /** Ids are UUIDv7: the smallest is the oldest. */
+  async oldestNamed(name: string): Promise<string | null> {
+    const rows: { id: string }[] = await this.db.query(`SELECT id FROM workspaces WHERE name = $1 ORDER BY id LIMIT 1`, [name]);
+    return rows[0]?.id ?? null;
+  }
+
   async count(): Promise<number> {
     const rows: { n: number }[] = await this.db.query(`SELECT count(*)::int AS n FROM workspaces`);
     return rows[0]?.n ?? 0;

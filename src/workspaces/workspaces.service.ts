@@ -27,6 +27,9 @@ export interface CreatedWorkspace {
   created_at: string;
 }
 
+/** The name of the workspace the embedded default creates on a first start (and the demo app signs into). */
+export const DEVELOPMENT_WORKSPACE_NAME = 'Development';
+
 export function newKeyPair(): { apiKey: string; apiSecret: string } {
   return { apiKey: randomToken('pk_', 12), apiSecret: randomToken('sk_', 32) };
 }
@@ -74,6 +77,16 @@ export class WorkspacesService {
 
   async count(): Promise<number> {
     return this.repo.count();
+  }
+
+  /** The workspace an active api key belongs to. */
+  async idOfKey(apiKey: string): Promise<string | null> {
+    return (await this.repo.findActiveKey(apiKey))?.workspace_id ?? null;
+  }
+
+  /** The oldest workspace of that name. */
+  async oldestNamed(name: string): Promise<string | null> {
+    return this.repo.oldestNamed(name);
   }
 
   async get(id: string): Promise<WorkspaceView> {

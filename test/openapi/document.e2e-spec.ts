@@ -24,6 +24,7 @@ import {
 const UNDOCUMENTED = [
   /^(GET|HEAD) \/docs/, // Swagger UI and the document itself
   /^OPTIONS \/v1\/uploads\//, // the CORS preflight of a browser upload
+  /^POST \/demo\/api\/session$/, // the demo app's development sign-in (SERVICE_DEMO), not an API operation
 ];
 
 interface RouteLayer {

@@ -1,0 +1,945 @@
+import { ChatClient, isChatApiError } from '@chat-service/client';
+import type { ConnectionStatus, Message, MyChannel, SearchHit } from '@chat-service/client';
+import { Composer } from './composer';
+import { append, clear, h, highlighted, shortTime } from './dom';
+import { displayName } from './format';
+import { MessageList, renderMessage } from './message-view';
+import { devSignIn, saveSession, type Session } from './session';
+
+interface Conversation {
+  info: MyChannel;
+  list: MessageList;
+  loaded: boolean;
+  /** Other members' read and delivered cursors, by external id. */
+  receipts: Map<string, { read: string; delivered: string }>;
+  members: string[];
+  typing: Map<string, ReturnType<typeof setTimeout>>;
+}
+
+interface Thread {
+  root: Message;
+  list: MessageList;
+}
+
+const PAGE = 30;
+/** A typing indicator that was never withdrawn (the other side went away) fades after this long. */
+const TYPING_TTL_MS = 8000;
+const STATUS_TEXT: Record<ConnectionStatus, string> = {
+  connected: 'Online',
+  syncing: 'Catching up…',
+  connecting: 'Connecting…',
+  disconnected: 'Offline: reconnecting when the network is back',
+};
+
+export function startChat(root: HTMLElement, session: Session, signOut: () => void): void {
+  let current = session;
+  const client = new ChatClient({
+    baseUrl: location.origin,
+    // called on connect, on reconnect and before expiry: a development session signs in again
+    token: async () => {
+      const soon = current.expiresAt && Date.parse(current.expiresAt) < Date.now() + 120_000;
+      if (soon && current.via === 'dev') {
+        current = await devSignIn(current.userId, '');
+        saveSession(current);
+      }
+      return current.token;
+    },
+    sendRetry: { timeoutMs: 8000 },
+  });
+  new ChatApp(root, current, client, () => {
+    client.disconnect();
+    signOut();
+  }).start();
+}
+
+class ChatApp {
+  private readonly me: string;
+  private myUserId: string | undefined;
+  private readonly conversations = new Map<string, Conversation>();
+  private readonly presence = new Map<string, boolean>();
+  private active: Conversation | undefined;
+  /** The channel list's order (most recently active first), as the service answered it. */
+  private channelOrder: string[] = [];
+  private thread: Thread | undefined;
+
+  private readonly shell: HTMLDivElement;
+  private readonly statusEl: HTMLSpanElement;
+  private readonly channelList: HTMLUListElement;
+  private readonly title: HTMLHeadingElement;
+  private readonly memberList: HTMLUListElement;
+  private readonly scroller: HTMLDivElement;
+  private readonly messagesEl: HTMLOListElement;
+  private readonly typingEl: HTMLParagraphElement;
+  private readonly composer: Composer;
+  private readonly panel: HTMLElement;
+  private readonly errorEl: HTMLParagraphElement;
+  private refreshTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Per channel: a burst of messages is marked read once, and switching channels cancels nothing. */
+  private readonly readTimers = new Map<string, ReturnType<typeof setTimeout>>();
+
+  constructor(
+    private readonly root: HTMLElement,
+    session: Session,
+    private readonly client: ChatClient,
+    private readonly signOut: () => void,
+  ) {
+    this.me = session.userId;
+    this.myUserId = session.uid;
+    this.statusEl = h(
+      'span',
+      { class: 'status', role: 'status', 'data-status': 'connecting' },
+      STATUS_TEXT.connecting,
+    );
+    this.channelList = h('ul', { class: 'channels', 'aria-labelledby': 'channels-title' });
+    this.title = h('h2', { id: 'channel-title', tabindex: -1 }, 'Pick a channel');
+    this.memberList = h('ul', { class: 'members', 'aria-label': 'Members' });
+    this.messagesEl = h('ol', { class: 'messages', 'aria-labelledby': 'channel-title' });
+    this.scroller = h(
+      'div',
+      { class: 'scroller', role: 'log', 'aria-label': 'Messages', tabindex: 0 },
+      this.messagesEl,
+    );
+    this.typingEl = h('p', { class: 'typing', 'aria-live': 'polite' });
+    this.errorEl = h('p', { class: 'app-error', role: 'alert' });
+    this.composer = new Composer({
+      key: 'channel',
+      label: 'Message',
+      placeholder: 'Message (@ to mention)',
+      members: () => (this.active?.members ?? []).filter((m) => m !== this.me),
+      onSend: (text, mentions, quote, file) => {
+        if (this.active) void this.send(this.active, this.active.list, { text, mentions, quote, file });
+      },
+      onTyping: (typing) => {
+        if (!this.active) return;
+        if (typing) this.client.startTyping(this.active.info.id);
+        else this.client.stopTyping(this.active.info.id);
+      },
+    });
+    this.panel = h('aside', { class: 'panel', hidden: true, 'aria-labelledby': 'panel-title' });
+
+    const searchInput = h('input', {
+      type: 'search',
+      id: 'search-input',
+      name: 'q',
+      maxlength: 256,
+      placeholder: 'Search messages',
+    });
+    this.shell = h(
+      'div',
+      { class: 'app', 'data-view': 'list' },
+      h(
+        'header',
+        { class: 'topbar' },
+        h('h1', {}, 'chat-service demo'),
+        this.statusEl,
+        h('span', { class: 'whoami' }, 'Signed in as ', h('strong', {}, this.me)),
+        h('button', { type: 'button', onclick: () => this.signOut() }, 'Sign out'),
+      ),
+      h(
+        'nav',
+        { class: 'sidebar', 'aria-label': 'Channels and search' },
+        h(
+          'form',
+          {
+            role: 'search',
+            class: 'search',
+            onsubmit: (e: Event) => {
+              e.preventDefault();
+              const q = searchInput.value.trim();
+              if (q) void this.search(q);
+            },
+          },
+          h('label', { for: 'search-input', class: 'visually-hidden' }, 'Search messages'),
+          searchInput,
+          h('button', { type: 'submit' }, 'Search'),
+        ),
+        h('h2', { id: 'channels-title' }, 'Channels'),
+        this.channelList,
+      ),
+      h(
+        'main',
+        { class: 'conversation', 'aria-labelledby': 'channel-title' },
+        h(
+          'header',
+          { class: 'conversation-header' },
+          h(
+            'button',
+            { type: 'button', class: 'back', onclick: () => this.showList() },
+            h('span', { 'aria-hidden': 'true' }, '‹ '),
+            'Channels',
+          ),
+          this.title,
+          this.memberList,
+        ),
+        this.errorEl,
+        this.scroller,
+        this.typingEl,
+        this.composer.el,
+      ),
+      this.panel,
+    );
+  }
+
+  start(): void {
+    clear(this.root, this.shell);
+    this.client.onStatus((s) => this.showStatus(s));
+    this.client.onReset(() => void this.reloadAll());
+    this.client.onError((e) => console.warn('chat client:', e));
+    this.listen();
+    // the browser knows first when the network goes: close the socket at once, and reopen it (catching
+    // up on what was missed) when the network is back
+    window.addEventListener('offline', () => {
+      this.client.disconnect();
+      this.showStatus('disconnected');
+    });
+    window.addEventListener('online', () => void this.connect());
+    document.addEventListener('visibilitychange', () => this.scheduleRead());
+    this.scroller.addEventListener('scroll', () => {
+      if (this.scroller.scrollTop < 120 && this.active) void this.loadOlder(this.active);
+    });
+    void this.connect().then(() => this.refreshChannels(true));
+  }
+
+  private async connect(): Promise<void> {
+    try {
+      await this.client.connect();
+    } catch (e) {
+      this.showError(e);
+    }
+  }
+
+  private showStatus(s: ConnectionStatus): void {
+    this.statusEl.dataset.status = s;
+    this.statusEl.textContent = STATUS_TEXT[s];
+  }
+
+  private showError(e: unknown): void {
+    if (!navigator.onLine) return; // the status line says so already
+    this.errorEl.textContent = isChatApiError(e)
+      ? `${e.message} (${e.code})`
+      : e instanceof Error
+        ? e.message
+        : String(e);
+    setTimeout(() => (this.errorEl.textContent = ''), 6000);
+  }
+
+  // ---- channels ----
+
+  private async refreshChannels(openFirst = false): Promise<void> {
+    try {
+      const page = await this.client.listMyChannels({ limit: 100 });
+      for (const info of page.channels) {
+        const c = this.conversations.get(info.id);
+        if (c) c.info = info;
+        else
+          this.conversations.set(info.id, {
+            info,
+            list: new MessageList(),
+            loaded: false,
+            receipts: new Map(),
+            members: [],
+            typing: new Map(),
+          });
+      }
+      this.renderChannels(page.channels.map((c) => c.id));
+      const first = page.channels[0];
+      if (openFirst && !this.active && first) await this.open(this.conversations.get(first.id)!, false);
+    } catch (e) {
+      this.showError(e);
+    }
+  }
+
+  private scheduleRefresh(): void {
+    clearTimeout(this.refreshTimer);
+    this.refreshTimer = setTimeout(() => void this.refreshChannels(), 300);
+  }
+
+  private renderChannels(ids: string[]): void {
+    this.channelOrder = ids;
+    clear(
+      this.channelList,
+      ids.map((id) => {
+        const c = this.conversations.get(id)!;
+        const { info } = c;
+        const unread = this.active === c ? 0 : info.unread_count;
+        const mentions = this.active === c ? 0 : info.mention_unread_count;
+        const label = `${this.channelName(info)}${unread ? `, ${unread} unread` : ''}${mentions ? `, ${mentions} mentioning you` : ''}`;
+        return h(
+          'li',
+          {},
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'channel',
+              'data-channel': info.external_id,
+              'aria-current': this.active === c ? 'true' : null,
+              'aria-label': label,
+              onclick: () => void this.open(c, true),
+            },
+            h('span', { class: 'channel-name' }, this.channelName(info)),
+            mentions ? h('span', { class: 'badge mention-count', title: 'Mentions' }, `@${mentions}`) : null,
+            unread ? h('span', { class: 'badge unread-count', title: 'Unread' }, String(unread)) : null,
+          ),
+        );
+      }),
+    );
+  }
+
+  private channelName(info: MyChannel): string {
+    if (info.type === 'direct') {
+      const other = info.members.find((m) => m.external_id !== this.me);
+      return `@${other?.external_id ?? info.external_id}`;
+    }
+    return `#${info.name ?? info.external_id}`;
+  }
+
+  private async open(c: Conversation, focus: boolean): Promise<void> {
+    this.active = c;
+    this.closePanel();
+    // picked by the user: on a phone the conversation takes the screen (the first channel opened at
+    // start-up leaves the channel list in front)
+    if (focus) this.shell.dataset.view = 'chat';
+    this.title.textContent = this.channelName(c.info);
+    c.members = c.info.members.map((m) => m.external_id);
+    clear(this.messagesEl);
+    c.list.nodes.clear();
+    this.renderChannels(this.channelOrder);
+    this.renderTyping();
+    if (focus) this.composer.focus();
+    try {
+      await this.loadMembers(c);
+      if (!c.loaded) {
+        c.loaded = true;
+        await this.loadOlder(c);
+      } else {
+        this.renderAll(c.list, this.messagesEl);
+      }
+      this.scrollToEnd();
+      this.scheduleRead();
+    } catch (e) {
+      this.showError(e);
+    }
+  }
+
+  /** Members, their presence and their read cursors. */
+  private async loadMembers(c: Conversation): Promise<void> {
+    const [presence, receipts] = await Promise.all([
+      this.client.getPresence(c.info.id),
+      this.client.getReceipts(c.info.id),
+    ]);
+    for (const m of presence.members) this.presence.set(m.external_id, m.online);
+    c.members = presence.members.map((m) => m.external_id);
+    for (const r of receipts.members)
+      c.receipts.set(r.external_id, { read: r.last_read_at, delivered: r.last_delivered_at });
+    if (c === this.active) this.renderMembers();
+  }
+
+  private showList(): void {
+    this.shell.dataset.view = 'list';
+    this.channelList.querySelector<HTMLElement>('[aria-current="true"]')?.focus();
+  }
+
+  private renderMembers(): void {
+    const c = this.active;
+    if (!c) return;
+    clear(
+      this.memberList,
+      c.members.map((m) => {
+        const online = this.presence.get(m) ?? false;
+        return h(
+          'li',
+          { 'data-member': m },
+          h('span', {
+            class: `dot ${online ? 'online' : 'offline'}`,
+            role: 'img',
+            'aria-label': online ? 'online' : 'offline',
+          }),
+          m === this.me ? `${m} (you)` : m,
+        );
+      }),
+    );
+  }
+
+  /** Marks the open channel read (soon, once): the sender's ticks turn to read. */
+  private scheduleRead(): void {
+    const c = this.active;
+    if (!c || document.visibilityState !== 'visible') return;
+    const id = c.info.id;
+    clearTimeout(this.readTimers.get(id));
+    this.readTimers.set(
+      id,
+      setTimeout(() => {
+        this.readTimers.delete(id);
+        c.info.unread_count = 0;
+        c.info.mention_unread_count = 0;
+        this.client.markRead(c.info.id).then(
+          () => this.scheduleRefresh(),
+          (e: unknown) => this.showError(e),
+        );
+      }, 250),
+    );
+  }
+
+  // ---- history ----
+
+  private async loadOlder(c: Conversation): Promise<void> {
+    const list = c.list;
+    if (list.loading || !list.hasMore) return;
+    list.loading = true;
+    const before = this.scroller.scrollHeight - this.scroller.scrollTop;
+    try {
+      const page = await this.client.listMessages(c.info.id, {
+        limit: PAGE,
+        ...(list.cursor ? { before: list.cursor } : {}),
+      });
+      list.cursor = page.next_cursor;
+      list.hasMore = page.has_more;
+      const older = page.messages.filter((m) => !list.has(m.id)).reverse();
+      for (const m of older) list.items.set(m.id, { msg: m });
+      list.order.unshift(...older.map((m) => m.id));
+      this.learnMe(older);
+      if (this.active === c) {
+        this.renderAll(list, this.messagesEl);
+        this.scroller.scrollTop = this.scroller.scrollHeight - before; // keep what the reader was looking at
+      }
+    } catch (e) {
+      this.showError(e);
+    } finally {
+      list.loading = false;
+    }
+  }
+
+  private learnMe(messages: Message[]): void {
+    if (this.myUserId) return;
+    this.myUserId = messages.find((m) => m.user?.external_id === this.me)?.user?.id;
+  }
+
+  private renderAll(list: MessageList, el: HTMLElement): void {
+    list.nodes.clear();
+    clear(
+      el,
+      list.hasMore && list === this.active?.list
+        ? h('li', { class: 'older' }, 'Scroll up for older messages')
+        : null,
+    );
+    for (const key of list.order) {
+      const node = this.renderItem(list, key);
+      list.nodes.set(key, node);
+      el.append(node);
+    }
+  }
+
+  /** Where a list is on screen: the open conversation's, the open thread's, or nowhere (null). */
+  private elOf(list: MessageList): HTMLElement | null {
+    if (this.thread && list === this.thread.list) return this.threadMessages ?? null;
+    if (this.active && list === this.active.list) return this.messagesEl;
+    return null;
+  }
+
+  /** Re-renders one message in place, or appends it (lists not on screen are rendered when opened). */
+  private update(list: MessageList, key: string, replaces?: string): void {
+    const el = this.elOf(list);
+    if (!el || list.items.get(key)?.editing) return;
+    const old = list.nodes.get(replaces ?? key) ?? list.nodes.get(key);
+    const node = this.renderItem(list, key);
+    if (replaces) list.nodes.delete(replaces);
+    list.nodes.set(key, node);
+    if (old) old.replaceWith(node);
+    else el.append(node);
+  }
+
+  private isAtEnd(): boolean {
+    return this.scroller.scrollHeight - this.scroller.scrollTop - this.scroller.clientHeight < 80;
+  }
+
+  private scrollToEnd(): void {
+    this.scroller.scrollTop = this.scroller.scrollHeight;
+  }
+
+  // ---- rendering a message (message-view.ts) ----
+
+  private renderItem(list: MessageList, key: string): HTMLElement {
+    const inThread = list === this.thread?.list;
+    return renderMessage(list, key, {
+      me: this.me,
+      inThread,
+      online: (externalId) => this.presence.get(externalId),
+      otherReceipts: (channelId) =>
+        [...(this.conversations.get(channelId)?.receipts ?? [])]
+          .filter(([id]) => id !== this.me)
+          .map(([, r]) => r),
+      react: (m, emoji, remove) => void this.toggleReaction(m, emoji, remove),
+      quote: (m) => (inThread ? this.threadComposer?.setQuote(m) : this.composer.setQuote(m)),
+      openThread: (m) => void this.openThread(m),
+      edit: (l, k, node) => this.startEdit(l, k, node),
+      unsend: (m) => void this.unsend(m),
+    });
+  }
+
+  // ---- sending ----
+
+  private async send(
+    c: Conversation,
+    list: MessageList,
+    input: { text: string; mentions: string[]; quote: Message | null; file: File | null },
+    threadRoot?: Message,
+  ): Promise<void> {
+    const key = crypto.randomUUID();
+    const pendingKey = `pending:${key}`;
+    const now = new Date().toISOString();
+    const draft: Message = {
+      id: pendingKey,
+      channel_id: c.info.id,
+      channel_external_id: c.info.external_id,
+      user_id: this.myUserId ?? null,
+      user: { id: this.myUserId ?? '', external_id: this.me, name: null, avatar_url: null },
+      content: input.text,
+      type: input.file ? (input.file.type.startsWith('image/') ? 'image' : 'file') : 'text',
+      attachment_url: input.file ? 'uploading' : null,
+      attachment: null,
+      metadata: { client_key: key },
+      reactions: [],
+      receipt_status: 'sent',
+      created_at: now,
+      edited_at: null,
+      deleted_at: null,
+      pinned_at: null,
+      pinned_by: null,
+      ...(input.quote
+        ? {
+            parent_id: input.quote.id,
+            quoted_message: {
+              id: input.quote.id,
+              user_id: input.quote.user_id,
+              user_name: displayName(input.quote.user),
+              content: input.quote.content.slice(0, 180),
+              type: input.quote.type,
+              deleted: false,
+            },
+          }
+        : {}),
+      ...(threadRoot ? { thread_id: threadRoot.id } : {}),
+    };
+    let attachmentUrl: string | undefined;
+    const attempt = async (): Promise<void> => {
+      list.items.set(pendingKey, { msg: draft, pending: { state: 'sending', retry } });
+      this.update(list, pendingKey);
+      try {
+        if (input.file && !attachmentUrl) {
+          const up = await this.client.uploadAttachment(input.file, {
+            filename: input.file.name,
+            mime_type: input.file.type || 'application/octet-stream',
+            channel_id: c.info.id,
+          });
+          attachmentUrl = up.public_url;
+        }
+        const sent = await this.client.sendMessage(c.info.id, {
+          content: input.text,
+          idempotency_key: key,
+          metadata: { client_key: key },
+          ...(attachmentUrl ? { attachment_url: attachmentUrl } : {}),
+          ...(input.mentions.length ? { mentions: input.mentions } : {}),
+          ...(input.quote ? { parent_id: input.quote.id } : {}),
+          ...(threadRoot ? { thread_id: threadRoot.id } : {}),
+        });
+        this.myUserId ??= sent.user?.id;
+        this.settle(list, pendingKey, sent);
+      } catch (e) {
+        list.items.set(pendingKey, {
+          msg: draft,
+          pending: { state: 'failed', error: isChatApiError(e) ? e.code : undefined, retry },
+        });
+        this.update(list, pendingKey);
+      }
+    };
+    const retry = () => void attempt();
+    list.order.push(pendingKey);
+    const sending = attempt();
+    if (this.elOf(list) === this.messagesEl) this.scrollToEnd();
+    await sending;
+  }
+
+  /** The service's message takes the place of its pending draft (or of nothing, when the event came first). */
+  private settle(list: MessageList, pendingKey: string, msg: Message): void {
+    const at = list.order.indexOf(pendingKey);
+    list.items.delete(pendingKey);
+    if (list.has(msg.id)) {
+      if (at >= 0) list.order.splice(at, 1);
+      list.nodes.get(pendingKey)?.remove();
+      list.nodes.delete(pendingKey);
+      return;
+    }
+    list.items.set(msg.id, { msg });
+    if (at >= 0) list.order[at] = msg.id;
+    else list.order.push(msg.id);
+    this.update(list, msg.id, pendingKey);
+  }
+
+  // ---- realtime ----
+
+  private listen(): void {
+    this.client.on('message.new', (m) => this.onNew(m));
+    this.client.on('message.updated', (d) => {
+      this.patch(d.id, (m) => {
+        if ('reply_count' in d)
+          return {
+            ...m,
+            reply_count: d.reply_count,
+            last_reply_at: d.last_reply_at,
+            thread_participants: d.thread_participants,
+          };
+        return { ...m, content: d.content, edited_at: d.edited_at, metadata: d.metadata };
+      });
+    });
+    this.client.on('message.deleted', (d) => {
+      this.patch(d.id, (m) => ({
+        ...m,
+        content: '',
+        attachment: null,
+        attachment_url: null,
+        deleted_at: d.deleted_at,
+        reactions: [],
+      }));
+    });
+    const react = (add: boolean) => (d: { message_id: string; user_id: string; emoji: string }) => {
+      const byMe = d.user_id === this.myUserId;
+      this.patch(d.message_id, (m) => {
+        const reactions = m.reactions.map((r) => ({ ...r }));
+        const r = reactions.find((x) => x.emoji === d.emoji);
+        if (add) {
+          if (r) {
+            if (byMe && r.reacted_by_me) return m; // our own answer already counted it
+            r.count += 1;
+            r.reacted_by_me ||= byMe;
+          } else reactions.push({ emoji: d.emoji, count: 1, reacted_by_me: byMe });
+        } else if (r) {
+          if (byMe && !r.reacted_by_me) return m;
+          r.count -= 1;
+          if (byMe) r.reacted_by_me = false;
+        }
+        return { ...m, reactions: reactions.filter((x) => x.count > 0) };
+      });
+    };
+    this.client.on('reaction.add', react(true));
+    this.client.on('reaction.remove', react(false));
+    this.client.on('channel.read', (d, env) => {
+      const c = env.channel_id ? this.conversations.get(env.channel_id) : undefined;
+      if (!c) return;
+      const r = c.receipts.get(d.external_id);
+      c.receipts.set(d.external_id, {
+        read: d.last_read_at,
+        delivered: r && r.delivered > d.last_read_at ? r.delivered : d.last_read_at,
+      });
+      if (c === this.active && d.external_id !== this.me) this.rerenderMine(c.list);
+    });
+    this.client.on('typing.start', (d, env) => this.onTyping(env.channel_id, d.external_id, true));
+    this.client.on('typing.stop', (d, env) => this.onTyping(env.channel_id, d.external_id, false));
+    this.client.on('presence.changed', (d) => {
+      this.presence.set(d.external_id, d.online);
+      this.renderMembers();
+      if (this.active) this.rerenderAuthor(this.active.list, d.external_id);
+    });
+    for (const name of [
+      'channel.created',
+      'channel.updated',
+      'channel.deleted',
+      'member.role_changed',
+      'notification.mention',
+    ] as const) {
+      this.client.on(name, () => this.scheduleRefresh());
+    }
+    for (const name of ['member.added', 'member.removed'] as const) {
+      this.client.on(name, (_d, env) => {
+        this.scheduleRefresh();
+        if (this.active && env.channel_id === this.active.info.id) void this.loadMembers(this.active);
+      });
+    }
+  }
+
+  private onNew(m: Message): void {
+    this.learnMe([m]);
+    const c = this.conversations.get(m.channel_id);
+    if (!c) return this.scheduleRefresh();
+    this.clearTyping(c, m.user?.external_id);
+    const fromOther = m.user?.external_id !== this.me;
+    if (fromOther) void this.client.markDelivered(c.info.id).catch(() => undefined);
+    // a thread reply goes to its open thread, and to the channel only when also sent there
+    if (m.thread_id && this.thread?.root.id === m.thread_id) this.addTo(this.thread.list, m);
+    if (m.thread_id && !m.show_in_channel) return;
+    if (c.loaded) {
+      const atEnd = this.isAtEnd();
+      this.addTo(c.list, m);
+      if (c === this.active && (atEnd || !fromOther)) this.scrollToEnd();
+    }
+    if (c === this.active && fromOther) this.scheduleRead();
+    else if (fromOther) this.scheduleRefresh();
+  }
+
+  /** Adds a message from the socket, replacing our own pending draft of it (same client key). */
+  private addTo(list: MessageList, m: Message): void {
+    if (list.has(m.id)) return;
+    const key = typeof m.metadata.client_key === 'string' ? `pending:${m.metadata.client_key}` : undefined;
+    if (key && list.has(key)) return this.settle(list, key, m);
+    list.items.set(m.id, { msg: m });
+    list.order.push(m.id);
+    this.update(list, m.id);
+  }
+
+  private patch(id: string, change: (m: Message) => Message): void {
+    const lists = [...this.conversations.values()].map((c) => c.list);
+    if (this.thread) {
+      lists.push(this.thread.list);
+      if (this.thread.root.id === id) {
+        this.thread.root = change(this.thread.root);
+        this.renderThreadRoot();
+      }
+    }
+    for (const list of lists) {
+      const item = list.items.get(id);
+      if (!item) continue;
+      item.msg = change(item.msg);
+      this.update(list, id);
+    }
+  }
+
+  private rerenderMine(list: MessageList): void {
+    for (const [key, item] of list.items)
+      if (!item.pending && item.msg.user?.external_id === this.me) this.update(list, key);
+  }
+
+  private rerenderAuthor(list: MessageList, externalId: string): void {
+    for (const [key, item] of list.items)
+      if (item.msg.user?.external_id === externalId) this.update(list, key);
+  }
+
+  private onTyping(channelId: string | undefined, who: string, typing: boolean): void {
+    const c = channelId ? this.conversations.get(channelId) : undefined;
+    if (!c || who === this.me) return;
+    clearTimeout(c.typing.get(who));
+    if (typing)
+      c.typing.set(
+        who,
+        setTimeout(() => this.clearTyping(c, who), TYPING_TTL_MS),
+      );
+    else c.typing.delete(who);
+    if (c === this.active) this.renderTyping();
+  }
+
+  private clearTyping(c: Conversation, who: string | undefined): void {
+    if (!who || !c.typing.has(who)) return;
+    clearTimeout(c.typing.get(who));
+    c.typing.delete(who);
+    if (c === this.active) this.renderTyping();
+  }
+
+  private renderTyping(): void {
+    const who = [...(this.active?.typing.keys() ?? [])];
+    this.typingEl.textContent =
+      who.length === 0 ? '' : who.length === 1 ? `${who[0]} is typing…` : `${who.join(', ')} are typing…`;
+  }
+
+  // ---- actions ----
+
+  private async toggleReaction(m: Message, emoji: string, remove: boolean): Promise<void> {
+    try {
+      const updated = remove
+        ? await this.client.removeReaction(m.id, emoji)
+        : await this.client.addReaction(m.id, emoji);
+      this.patch(m.id, (old) => ({ ...old, reactions: updated.reactions }));
+    } catch (e) {
+      this.showError(e);
+    }
+  }
+
+  private startEdit(list: MessageList, key: string, node: HTMLElement): void {
+    const item = list.items.get(key);
+    if (!item) return;
+    const input = h('input', { class: 'edit-input', value: item.msg.content, 'aria-label': 'Edit message' });
+    item.editing = true;
+    const done = () => {
+      const current = list.items.get(key);
+      if (current) current.editing = false;
+      this.update(list, key);
+      list.nodes.get(key)?.focus();
+    };
+    const save = async () => {
+      const content = input.value.trim();
+      if (!content || content === item.msg.content) return done();
+      try {
+        const updated = await this.client.editMessage(item.msg.id, { content });
+        this.patch(updated.id, (m) => ({
+          ...m,
+          content: updated.content,
+          edited_at: updated.edited_at,
+          metadata: updated.metadata,
+        }));
+      } catch (e) {
+        this.showError(e);
+      }
+      done();
+    };
+    const form = h(
+      'form',
+      {
+        class: 'edit',
+        onsubmit: (e: Event) => {
+          e.preventDefault();
+          void save();
+        },
+        onkeydown: (e: Event) => {
+          if ((e as KeyboardEvent).key === 'Escape') done();
+        },
+      },
+      input,
+      h('button', { type: 'submit', class: 'primary' }, 'Save'),
+      h('button', { type: 'button', onclick: done }, 'Cancel'),
+    );
+    node.querySelector('.content')?.replaceWith(form);
+    if (!form.isConnected) node.querySelector('.meta')?.after(form);
+    input.focus();
+    input.select();
+  }
+
+  private async unsend(m: Message): Promise<void> {
+    try {
+      const blanked = await this.client.unsendMessage(m.id);
+      this.patch(m.id, () => blanked);
+    } catch (e) {
+      this.showError(e);
+    }
+  }
+
+  // ---- threads and search (the side panel) ----
+
+  private threadMessages: HTMLOListElement | undefined;
+  private threadComposer: Composer | undefined;
+  private threadRootEl: HTMLDivElement | undefined;
+
+  private async openThread(root: Message): Promise<void> {
+    const c = this.conversations.get(root.channel_id);
+    if (!c) return;
+    const thread: Thread = { root, list: new MessageList() };
+    this.thread = thread;
+    this.threadMessages = h('ol', { class: 'messages', 'aria-label': 'Replies' });
+    this.threadRootEl = h('div', { class: 'thread-root' });
+    this.threadComposer = new Composer({
+      key: 'thread',
+      label: 'Reply in thread',
+      placeholder: 'Reply…',
+      members: () => c.members.filter((m) => m !== this.me),
+      onSend: (text, mentions, quote, file) =>
+        void this.send(c, thread.list, { text, mentions, quote, file }, thread.root),
+      onTyping: (typing) => (typing ? this.client.startTyping(c.info.id) : this.client.stopTyping(c.info.id)),
+    });
+    this.renderThreadRoot();
+    this.showPanel(
+      'Thread',
+      h('div', { class: 'thread' }, this.threadRootEl, this.threadMessages, this.threadComposer.el),
+    );
+    this.threadComposer.focus();
+    try {
+      const page = await this.client.listReplies(root.id, { limit: 100 });
+      for (const m of page.messages) {
+        thread.list.items.set(m.id, { msg: m });
+        thread.list.order.push(m.id);
+      }
+      thread.list.hasMore = false;
+      if (this.thread === thread) this.renderAll(thread.list, this.threadMessages);
+    } catch (e) {
+      this.showError(e);
+    }
+  }
+
+  private renderThreadRoot(): void {
+    if (!this.thread || !this.threadRootEl) return;
+    const m = this.thread.root;
+    clear(
+      this.threadRootEl,
+      h(
+        'p',
+        { class: 'meta' },
+        h('span', { class: 'author' }, displayName(m.user)),
+        ' ',
+        h('time', { datetime: m.created_at }, shortTime(m.created_at)),
+      ),
+      h('p', { class: 'content' }, m.deleted_at ? 'This message was unsent' : m.content),
+      h('p', { class: 'reply-count' }, `${m.reply_count ?? 0} ${m.reply_count === 1 ? 'reply' : 'replies'}`),
+    );
+  }
+
+  private async search(q: string): Promise<void> {
+    const results = h('ol', { class: 'results', 'aria-label': `Results for ${q}` });
+    this.showPanel(`Search: ${q}`, results);
+    try {
+      const page = await this.client.searchMessages({ q, limit: 25 });
+      if (!page.messages.length) append(results, h('li', {}, 'No messages match.'));
+      append(
+        results,
+        page.messages.map((hit) => this.renderHit(hit)),
+      );
+    } catch (e) {
+      this.showError(e);
+    }
+  }
+
+  private renderHit(hit: SearchHit): HTMLElement {
+    const c = this.conversations.get(hit.channel_id);
+    return h(
+      'li',
+      { class: 'hit' },
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'hit-button',
+          onclick: () => {
+            if (c) void this.open(c, true);
+          },
+        },
+        h(
+          'span',
+          { class: 'meta' },
+          `${c ? this.channelName(c.info) : 'channel'} · ${displayName(hit.user)} · ${shortTime(hit.created_at)}`,
+        ),
+        h('span', { class: 'content' }, ...highlighted(hit.content, hit.highlights)),
+        hit.attachment && hit.type === 'image'
+          ? h('img', { src: hit.attachment.url, alt: hit.attachment.filename, class: 'hit-image' })
+          : null,
+      ),
+    );
+  }
+
+  private showPanel(title: string, content: HTMLElement): void {
+    clear(
+      this.panel,
+      h(
+        'header',
+        {},
+        h('h2', { id: 'panel-title' }, title),
+        h('button', { type: 'button', onclick: () => this.closePanel() }, 'Close'),
+      ),
+      content,
+    );
+    this.panel.hidden = false;
+    this.shell.dataset.panel = 'open';
+  }
+
+  private closePanel(): void {
+    this.panel.hidden = true;
+    delete this.shell.dataset.panel;
+    this.thread = undefined;
+    this.threadMessages = undefined;
+    this.threadComposer = undefined;
+  }
+
+  private async reloadAll(): Promise<void> {
+    for (const c of this.conversations.values()) {
+      c.list = new MessageList();
+      c.loaded = false;
+    }
+    const active = this.active;
+    await this.refreshChannels();
+    if (active) await this.open(active, false);
+  }
+}
