@@ -184,6 +184,11 @@ interface StatementSummary {
   txControl: number;
   /** statements run inside other statements (functions, foreign-key checks), per request */
   nested: number;
+  /** times top-level statements were planned, and their planning time in ms, per request */
+  plans: number;
+  planMs: number;
+  /** WAL records written by the top-level statements (nested ones included), per request */
+  walRecords: number;
   /** how MESSAGE_RENDER statements were counted */
   rendersMessages: boolean;
   /** raw statements of the run (all calls, not per request) */
@@ -196,10 +201,18 @@ function summarize(stmts: Statement[], requests: number, rendersMessages: boolea
   let tx = 0;
   let nested = 0;
   let bgTx = 0;
+  let plans = 0;
+  let planMs = 0;
+  let wal = 0;
   for (const s of stmts) {
     const c = classify(s, rendersMessages);
     if (c === 'nested') nested += s.calls;
-    else total += s.calls;
+    else {
+      total += s.calls;
+      plans += s.plans;
+      planMs += s.planMs;
+      wal += s.walRecords;
+    }
     if (c === 'background') background += s.calls;
     if (c === 'tx') tx += s.calls;
     if (c === 'background' && BACKGROUND_TX_OPENERS.some((r) => r.test(s.query))) bgTx += s.calls;
@@ -212,6 +225,9 @@ function summarize(stmts: Statement[], requests: number, rendersMessages: boolea
     background: background / n,
     txControl: tx / n,
     nested: nested / n,
+    plans: plans / n,
+    planMs: planMs / n,
+    walRecords: wal / n,
     rendersMessages,
     raw: stmts,
   };
@@ -1146,6 +1162,24 @@ function metricsFor(g: Group): Metric[] {
         get: (r) => r.statements?.nested ?? null,
         digits: 2,
       },
+      {
+        key: 'plans',
+        label: `top-level plannings / ${per}`,
+        get: (r) => r.statements?.plans ?? null,
+        digits: 3,
+      },
+      {
+        key: 'planMs',
+        label: `planning ms / ${per}`,
+        get: (r) => r.statements?.planMs ?? null,
+        digits: 3,
+      },
+      {
+        key: 'walRecords',
+        label: `WAL records / ${per}`,
+        get: (r) => r.statements?.walRecords ?? null,
+        digits: 2,
+      },
     );
   }
   return m;
@@ -1195,16 +1229,25 @@ function summaryOf(g: Group): Summary[] {
 function topStatements(
   g: Group,
   k = 12,
-): { query: string; perRequest: number; class: StatementClass; msPerCall: number }[] {
+): {
+  query: string;
+  perRequest: number;
+  class: StatementClass;
+  msPerCall: number;
+  plansPerCall: number;
+  planMsPerCall: number;
+}[] {
   const runs = g.runs.filter((r) => r.side === 'service' && r.statements);
   const requests = runs.reduce((a, r) => a + r.requests, 0);
-  const by = new Map<string, { s: Statement; calls: number; ms: number }>();
+  const by = new Map<string, { s: Statement; calls: number; ms: number; plans: number; planMs: number }>();
   for (const r of runs) {
     for (const s of r.statements!.raw) {
       const key = `${s.toplevel}|${s.query}`;
-      const e = by.get(key) ?? { s, calls: 0, ms: 0 };
+      const e = by.get(key) ?? { s, calls: 0, ms: 0, plans: 0, planMs: 0 };
       e.calls += s.calls;
       e.ms += s.ms;
+      e.plans += s.plans;
+      e.planMs += s.planMs;
       by.set(key, e);
     }
   }
@@ -1216,6 +1259,8 @@ function topStatements(
       perRequest: e.calls / Math.max(1, requests),
       class: classify(e.s, runs[0]!.statements!.rendersMessages),
       msPerCall: e.ms / Math.max(1, e.calls),
+      plansPerCall: e.plans / Math.max(1, e.calls),
+      planMsPerCall: e.planMs / Math.max(1, e.plans),
     }));
 }
 
@@ -1278,12 +1323,12 @@ function markdown(results: ScenarioResult[], meta: Record<string, string>): stri
         out.push(
           '<details><summary>service: top statements (calls per request over all its runs)</summary>',
           '',
-          '| calls/req | class | ms/call | statement |',
-          '|---:|---|---:|---|',
+          '| calls/req | class | ms/call | plans/call | ms/plan | statement |',
+          '|---:|---|---:|---:|---:|---|',
         );
         for (const q of top)
           out.push(
-            `| ${q.perRequest.toFixed(3)} | ${q.class} | ${q.msPerCall.toFixed(3)} | \`${q.query.slice(0, 160).replace(/\|/g, '\\|')}${q.query.length > 160 ? '…' : ''}\` |`,
+            `| ${q.perRequest.toFixed(3)} | ${q.class} | ${q.msPerCall.toFixed(3)} | ${q.plansPerCall.toFixed(2)} | ${q.planMsPerCall.toFixed(3)} | \`${q.query.slice(0, 160).replace(/\|/g, '\\|')}${q.query.length > 160 ? '…' : ''}\` |`,
           );
         out.push('', '</details>', '');
       }

@@ -288,6 +288,9 @@ export async function startPostgres(binDir: string, osUserName: string): Promise
       '-c',
       'pg_stat_statements.track=all',
       '-c',
+      // planning is not in total_exec_time: a statement re-planned on every call would hide its cost
+      'pg_stat_statements.track_planning=on',
+      '-c',
       'pg_stat_statements.max=10000',
       '-c',
       'max_connections=200',
@@ -372,6 +375,11 @@ export interface Statement {
   toplevel: boolean;
   /** total execution time, ms */
   ms: number;
+  /** times planned, and the total planning time, ms (track_planning) */
+  plans: number;
+  planMs: number;
+  /** WAL records written (a count of the work, unlike times it does not depend on the machine's load) */
+  walRecords: number;
   rows: number;
 }
 
@@ -383,7 +391,8 @@ export async function resetStatements(pg: PgCluster): Promise<void> {
 export async function readStatements(pg: PgCluster, db: string): Promise<Statement[]> {
   const rows = await pg.admin(
     `SELECT regexp_replace(s.query, '\\s+', ' ', 'g') AS query, s.calls::float8 AS calls, s.toplevel,
-            s.total_exec_time AS ms, s.rows::float8 AS rows
+            s.total_exec_time AS ms, s.plans::float8 AS plans, s.total_plan_time AS plan_ms,
+            s.wal_records::float8 AS wal_records, s.rows::float8 AS rows
        FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
       WHERE d.datname = $1 ORDER BY s.calls DESC`,
     [db],
@@ -393,6 +402,9 @@ export async function readStatements(pg: PgCluster, db: string): Promise<Stateme
     calls: Number(r.calls),
     toplevel: r.toplevel === true,
     ms: Number(r.ms),
+    plans: Number(r.plans),
+    planMs: Number(r.plan_ms),
+    walRecords: Number(r.wal_records),
     rows: Number(r.rows),
   }));
 }

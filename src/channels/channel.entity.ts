@@ -19,6 +19,8 @@ import { Workspace } from '../workspaces/workspace.entity';
 @Entity({ name: 'channels' })
 @Unique('channels_workspace_external', ['workspaceId', 'externalId'])
 @Unique('channels_direct_pair', ['workspaceId', 'directPair'])
+// the target of messages' (channel_id, workspace_id) key: a message's workspace is its channel's
+@Unique('channels_id_workspace', ['id', 'workspaceId'])
 @Check('channels_type_check', `type IN ('direct', 'group')`)
 @Check('channels_slow_mode_seconds_check', `slow_mode_seconds BETWEEN 0 AND 3600`)
 @Check('channels_metadata_check', `jsonb_typeof(metadata) = 'object'`)

@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash } from 'crypto';
-import { DataSource } from 'typeorm';
+import { DataSource, type QueryRunner } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { SETTLED_BOUND_IN_STATEMENT } from './event-log.reader';
@@ -117,7 +117,7 @@ interface PassRow {
  * POLL_MS (HELD_RETRY_MS, backing off, while events are held behind a running transaction).
  *
  * On PostgreSQL the statement is a named prepared statement that keeps its generic plan (not planned
- * again each pass). When it fails, the next pass runs each part in a statement of its own, so one part's
+ * again each pass), on a connection kept for the passes. When it fails, the next pass runs each part in a statement of its own, so one part's
  * trouble does not stall the others, then they share again.
  */
 @Injectable()
@@ -139,6 +139,12 @@ export class LogTail implements BeforeApplicationShutdown {
   private failed = false;
   private held = false;
   private more = false;
+  /**
+   * The pooled connection passes run on, kept from one pass to the next (passes run one at a time):
+   * PostgreSQL caches a prepared statement's plan per connection, after its first five executions
+   * there, so a pass that went to any of the pool's connections was planned on most calls (4-8 ms each).
+   */
+  private runner: QueryRunner | null = null;
 
   constructor(
     private readonly db: DataSource,
@@ -174,6 +180,9 @@ export class LogTail implements BeforeApplicationShutdown {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.running;
+    const runner = this.runner;
+    this.runner = null;
+    await runner?.release();
   }
 
   /** Asks for a pass soon (coalesced with one in flight or already due; paced under a steady stream). */
@@ -308,15 +317,18 @@ export class LogTail implements BeforeApplicationShutdown {
    */
   private async execute(text: string, params: unknown[]): Promise<PassRow[]> {
     if (this.config.embedded) return this.db.query(text, params);
-    const runner = this.db.createQueryRunner('master');
+    const runner = (this.runner ??= this.db.createQueryRunner('master'));
     try {
       const client = (await runner.connect()) as {
         query(q: { name: string; text: string; values: unknown[] }): Promise<{ rows: PassRow[] }>;
       };
       const name = `lf_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
       return (await client.query({ name, text, values: params })).rows;
-    } finally {
-      await runner.release();
+    } catch (err) {
+      // not kept after a failure (the connection may be gone): the next pass takes one from the pool
+      if (this.runner === runner) this.runner = null;
+      await runner.release().catch(() => undefined);
+      throw err;
     }
   }
 }

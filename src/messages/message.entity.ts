@@ -1,17 +1,6 @@
-import {
-  Check,
-  Column,
-  Entity,
-  Index,
-  JoinColumn,
-  ManyToOne,
-  PrimaryColumn,
-  Unique,
-  type Relation,
-} from 'typeorm';
+import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
 import { Channel } from '../channels/channel.entity';
 import { User } from '../users/user.entity';
-import { Workspace } from '../workspaces/workspace.entity';
 
 /**
  * `search_doc`'s expression (migration 1763690400000), as recorded in `typeorm_metadata` by migration
@@ -25,7 +14,11 @@ export const MESSAGE_SEARCH_DOC_EXPRESSION =
  * the id, created_at and the counters under the channel's order lock; no code inserts through TypeORM.
  */
 @Entity({ name: 'messages' })
-@Unique('messages_idempotency', ['workspaceId', 'senderKey', 'idempotencyKey'])
+// only sends with a key can conflict (migration 1763691071000)
+@Index('messages_idempotency', ['workspaceId', 'senderKey', 'idempotencyKey'], {
+  unique: true,
+  where: 'idempotency_key IS NOT NULL',
+})
 @Check('messages_type_check', `type IN ('text', 'image', 'file', 'system')`)
 // (channel_id, created_at DESC, id DESC) INCLUDE (user_id, deleted_at, channel_no) WHERE show_in_channel IS NOT FALSE:
 // TypeORM cannot state descending keys or INCLUDE
@@ -44,18 +37,26 @@ export class Message {
   @PrimaryColumn('uuid', { primaryKeyConstraintName: 'messages_pkey' })
   id!: string;
 
+  /** Its channel's workspace: one key, (channel_id, workspace_id) → channels (id, workspace_id), checks both. */
   @Column('uuid', { name: 'workspace_id' })
   workspaceId!: string;
-
-  @ManyToOne(() => Workspace, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'workspace_id', foreignKeyConstraintName: 'messages_workspace_id_fkey' })
-  workspace?: Relation<Workspace>;
 
   @Column('uuid', { name: 'channel_id' })
   channelId!: string;
 
   @ManyToOne(() => Channel, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'channel_id', foreignKeyConstraintName: 'messages_channel_id_fkey' })
+  @JoinColumn([
+    {
+      name: 'channel_id',
+      referencedColumnName: 'id',
+      foreignKeyConstraintName: 'messages_channel_workspace_fkey',
+    },
+    {
+      name: 'workspace_id',
+      referencedColumnName: 'workspaceId',
+      foreignKeyConstraintName: 'messages_channel_workspace_fkey',
+    },
+  ])
   channel?: Relation<Channel>;
 
   /** Null for a system message and once the author is deleted. */

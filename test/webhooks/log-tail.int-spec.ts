@@ -72,4 +72,36 @@ describe('the log followers’ pass (PostgreSQL)', () => {
       await rx.close();
     }
   });
+  it('keeps following the log after the connection its passes run on is terminated', async () => {
+    const rx = await Receiver.start();
+    try {
+      const ws = await newWorkspace(t);
+      await createWebhook(ws, rx.url(200), ['user.created']);
+      const db = t.app.get(DataSource);
+      const deliveries = async (n: number) => {
+        const deadline = Date.now() + 15_000;
+        let count = 0;
+        while (Date.now() < deadline) {
+          count = Number(
+            (await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE workspace_id = $1`, [ws.id]))[0].n,
+          );
+          if (count >= n) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        return count;
+      };
+      await provision(ws, 'before');
+      expect(await deliveries(1)).toBe(1);
+      // the passes keep one connection between them: end it as a restart or a network cut would
+      const killed: unknown[] = await db.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+          WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '/* log-follower */%'`,
+      );
+      expect(killed.length).toBeGreaterThanOrEqual(1);
+      await provision(ws, 'after');
+      expect(await deliveries(2)).toBe(2);
+    } finally {
+      await rx.close();
+    }
+  });
 });
