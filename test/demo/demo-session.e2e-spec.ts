@@ -5,6 +5,7 @@
  */
 import { decode } from 'jsonwebtoken';
 import { startTestApp, TestApp } from '../support/app';
+import { isIntegration } from '../support/databases';
 import { expectError } from '../support/errors';
 import { admin, Client } from '../support/fixtures';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -18,7 +19,8 @@ describe('demo app: static files and the development sign-in', () => {
 
   beforeAll(async () => {
     built = await buildDemo();
-    t = await startTestApp();
+    // on by default on the embedded database; with DATABASE_URL (the integration run) only when asked
+    t = await startTestApp(isIntegration() ? { SERVICE_DEMO: 'true' } : {});
   }, 300_000);
   afterAll(() => t?.close());
 

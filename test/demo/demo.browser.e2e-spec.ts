@@ -88,7 +88,12 @@ describeInBrowser('demo app in Chromium: two users chat', () => {
 
   beforeAll(async () => {
     await buildDemo();
-    t = await startTestApp({ SERVICE_BOOTSTRAP_API_KEY: API_KEY, SERVICE_BOOTSTRAP_API_SECRET: API_SECRET });
+    t = await startTestApp({
+      SERVICE_BOOTSTRAP_API_KEY: API_KEY,
+      SERVICE_BOOTSTRAP_API_SECRET: API_SECRET,
+      // the default on the embedded database; the integration run (DATABASE_URL) turns it on explicitly
+      SERVICE_DEMO: 'true',
+    });
     backend = new Client(t, `Bearer ${API_KEY}:${API_SECRET}`);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
