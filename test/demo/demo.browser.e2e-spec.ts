@@ -6,26 +6,17 @@
  * Every assertion is on what the page shows. UPDATE_SCREENSHOTS=1 saves the main screen (desktop and
  * phone width) to docs/images/ for the README.
  */
-import { existsSync, mkdtempSync } from 'fs';
+import { mkdtempSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { deflateSync, crc32 } from 'zlib';
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, TestApp } from '../support/app';
+import { describeInBrowser, launchChromium } from '../support/browser';
 import { Client } from '../support/fixtures';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { buildDemo } = require('../../scripts/build-demo.js') as { buildDemo: () => Promise<unknown> };
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 /** Booting the app on PGlite, bundling the demo and launching Chromium, generously: a loaded 2-core machine is slow. */
 const BOOT_TIMEOUT_MS = 300_000;
 /** How long the page may take to show something: realtime, a catch-up, a reconnect. Not a speed claim. */
@@ -66,20 +57,13 @@ function png(width = 96, height = 64): Buffer {
 
 jest.setTimeout(240_000);
 
-const describeInBrowser = existsSync(CHROMIUM) ? describe : describe.skip;
-if (!existsSync(CHROMIUM)) {
-  process.stderr.write(
-    `demo.browser.e2e-spec: SKIPPED, ${CHROMIUM} is absent (apt-get install -y chromium)\n`,
-  );
-}
-
 interface User {
   context: BrowserContext;
   page: Page;
   errors: string[];
 }
 
-describeInBrowser('demo app in Chromium: two users chat', () => {
+describeInBrowser(__filename)('demo app in Chromium: two users chat', () => {
   let t: TestApp;
   let browser: Browser;
   let backend: Client;
@@ -95,12 +79,7 @@ describeInBrowser('demo app in Chromium: two users chat', () => {
       SERVICE_DEMO: 'true',
     });
     backend = new Client(t, `Bearer ${API_KEY}:${API_SECRET}`);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: CHROMIUM_ARGS,
-      headless: true,
-      timeout: 120_000,
-    });
+    browser = await launchChromium();
   }, BOOT_TIMEOUT_MS);
   afterAll(async () => {
     await browser?.close();

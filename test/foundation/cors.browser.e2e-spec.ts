@@ -1,9 +1,10 @@
-import { existsSync, readFileSync } from 'fs';
+import { readFileSync } from 'fs';
 import { createServer, Server } from 'http';
 import type { AddressInfo } from 'net';
 import { dirname, join } from 'path';
-import { Browser, chromium, Page } from 'playwright-core';
+import { Browser, Page } from 'playwright-core';
 import { startTestApp, TestApp } from '../support/app';
+import { describeInBrowser, launchChromium } from '../support/browser';
 import { newWorkspace, TestUser } from '../support/fixtures';
 
 /**
@@ -11,16 +12,6 @@ import { newWorkspace, TestUser } from '../support/fixtures';
  * than the API: an allowed origin lists channels, sends and receives in realtime; any other origin's
  * fetch and socket fail, as Chromium enforces the headers the service sends.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 /** Booting the app on PGlite and launching Chromium, generously: a loaded 2-core machine is slow. */
 const BOOT_TIMEOUT_MS = 300_000;
 const SOCKET_IO_CLIENT = readFileSync(
@@ -76,14 +67,7 @@ function pageConnect(page: Page, api: string, token: string, transports: string[
 
 jest.setTimeout(120_000);
 
-const describeInBrowser = existsSync(CHROMIUM) ? describe : describe.skip;
-if (!existsSync(CHROMIUM)) {
-  process.stderr.write(
-    `cors.browser.e2e-spec: SKIPPED, ${CHROMIUM} is absent (apt-get install -y chromium)\n`,
-  );
-}
-
-describeInBrowser('CORS in Chromium: a page on another origin', () => {
+describeInBrowser(__filename)('CORS in Chromium: a page on another origin', () => {
   let t: TestApp;
   let allowedSite: Awaited<ReturnType<typeof staticSite>>;
   let otherSite: Awaited<ReturnType<typeof staticSite>>;
@@ -107,12 +91,7 @@ describeInBrowser('CORS in Chromium: a page on another origin', () => {
       member_external_ids: ['bo'],
     });
     channelId = (ch.body as { id: string }).id;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: CHROMIUM_ARGS,
-      headless: true,
-      timeout: 120_000,
-    });
+    browser = await launchChromium();
   }, BOOT_TIMEOUT_MS);
   afterAll(async () => {
     await browser?.close();

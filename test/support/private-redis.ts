@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'child_process';
-import net from 'net';
 import Redis from 'ioredis';
+import { freePort } from './ports';
 
 /**
  * A redis-server of a test's own on a free port, so stopping it cannot disturb the machine's shared
@@ -61,15 +61,4 @@ export class PrivateRedis {
     c.kill('SIGKILL');
     await gone;
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }

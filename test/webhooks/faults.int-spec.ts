@@ -1,73 +1,18 @@
 import { ChildProcess, spawn } from 'child_process';
-import net from 'net';
 import { join } from 'path';
-import Redis from 'ioredis';
 import { Client as PgClient } from 'pg';
 import { newId } from '../../src/common/ids';
 import { startTestApp, TestApp } from '../support/app';
+import { PrivateRedis } from '../support/private-redis';
 import { Client, newWorkspace } from '../support/fixtures';
 import { Receiver, ReceivedRequest } from '../support/receiver';
 import { createWebhook, listDeliveries, poll, provision, sleep, waitDeliveries } from './helpers';
 
 // Integration only (real PostgreSQL + Redis): faults that only exist with separate processes.
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 async function waitExit(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   await new Promise((r) => child.once('exit', r));
-}
-
-/** A private redis-server for one test, so stopping it cannot disturb tests running in parallel. */
-class PrivateRedis {
-  private child: ChildProcess | null = null;
-  constructor(readonly port: number) {}
-
-  get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
-  }
-
-  async start(): Promise<void> {
-    this.child = spawn(
-      'redis-server',
-      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      { stdio: 'ignore' },
-    );
-    const probe = new Redis(this.url, {
-      lazyConnect: true,
-      maxRetriesPerRequest: 0,
-      retryStrategy: () => null,
-    });
-    await poll(
-      async () =>
-        probe
-          .connect()
-          .then(() => true)
-          .catch(() => false),
-      `redis-server on ${this.port}`,
-      10_000,
-      100,
-    );
-    probe.disconnect();
-  }
-
-  /** Stops it hard: everything it held (waiting and delayed jobs) is lost, as in a crash without persistence. */
-  async kill(): Promise<void> {
-    const c = this.child;
-    this.child = null;
-    if (!c) return;
-    c.kill('SIGKILL');
-    await waitExit(c);
-  }
 }
 
 const distinctOk = (reqs: ReceivedRequest[]) =>
@@ -123,8 +68,7 @@ describe('webhook delivery faults (PostgreSQL + Redis)', () => {
   });
 
   it('delivers every event exactly once per webhook across a Redis crash', async () => {
-    const redis = new PrivateRedis(await freePort());
-    await redis.start();
+    const redis = await PrivateRedis.start();
     const rx = await Receiver.start();
     const t = await startTestApp({
       REDIS_URL: redis.url,

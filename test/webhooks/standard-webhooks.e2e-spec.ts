@@ -2,7 +2,7 @@ import { ChildProcess, spawn } from 'child_process';
 import { randomBytes } from 'crypto';
 import { readFileSync } from 'fs';
 import type { IncomingHttpHeaders } from 'http';
-import { createServer } from 'net';
+import { freePort } from '../support/ports';
 import { join } from 'path';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { SecretBox } from '../../src/common/crypto';
@@ -19,14 +19,6 @@ function readmeReceiverCode(): string {
   const block = /```js\n([\s\S]*?)```/.exec(section);
   if (!block) throw new Error('README: no js block under "Receiving webhooks (Node.js)"');
   return block[1]!;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Runs the README's receiver in its own node process with `secret`; stopped by `close` (its own pid). */

@@ -1,11 +1,11 @@
 import { ChildProcess, spawn, spawnSync } from 'child_process';
 import { randomBytes } from 'crypto';
 import { appendFileSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'fs';
-import net from 'net';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import Redis from 'ioredis';
 import { Client as PgClient } from 'pg';
+import { freePort } from '../../support/ports';
 
 /**
  * The fault suite's own PostgreSQL cluster, Redis and service processes, on free ports: never the
@@ -47,16 +47,6 @@ async function waitGone(pid: number, ms: number): Promise<boolean> {
   return true;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 export async function poll<T>(
   what: string,
