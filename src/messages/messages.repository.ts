@@ -4,7 +4,7 @@ import { EntityManager } from 'typeorm';
 import type { QuotedMessagePayload, ThreadCounters } from '../events/event-types';
 import { iso } from '../common/time';
 import { exactTime, rows } from '../infra/database/sql';
-import { QUOTE_MAX_CODE_POINTS, threadParticipantsJson } from './message-view.service';
+import { QUOTE_MAX_CODE_POINTS, sourceParam, threadParticipantsJson } from './message-view.service';
 import type { MessageSource } from './message-view.service';
 import { hiddenFrom } from './visibility';
 
@@ -148,11 +148,10 @@ export class MessagesRepository {
     // the channel was found in the workspace; the rendering statement checks the workspace of every row
     // again, and a workspace condition here would steer the planner off the (channel_id, created_at) index
     return keysetSource(
-      [
-        'msg.channel_id = $3',
+      (arg) => [
+        `msg.channel_id = ${arg(channelId, 'uuid')}`,
         'msg.show_in_channel IS NOT FALSE', // thread-only replies are not in the channel (messages_channel_time's predicate)
       ],
-      [channelId],
       bound,
       limit,
       'DESC',
@@ -165,7 +164,7 @@ export class MessagesRepository {
    * service shows them oldest first). Blocked authors are left out like in history.
    */
   replySource(rootId: string, bound: HistoryBound, limit: number): MessageSource {
-    return keysetSource(['msg.thread_id = $3'], [rootId], bound, limit, 'ASC');
+    return keysetSource((arg) => [`msg.thread_id = ${arg(rootId, 'uuid')}`], bound, limit, 'ASC');
   }
 }
 
@@ -183,20 +182,20 @@ export function pageTake(limit: number): number {
 
 /**
  * limit + 1 rows of a keyset over (created_at, id) as a source for MessageViews.rows; `$1` (workspace)
- * and `$2` (viewer) belong to the rendering statement, so the scope's parameters start at $3. Without a
+ * and `$2` (viewer) belong to the rendering statement, and the scope's and the bound's values are
+ * sourceParams (numbered from $3, hidden from the planner's estimates). Without a
  * bound the page starts at the `start` end; `before` reads newest first, the `after` forms oldest first.
  */
 function keysetSource(
-  scope: string[],
-  scopeParams: unknown[],
+  scope: (arg: (value: unknown, type: 'uuid' | 'timestamptz') => string) => string[],
   bound: HistoryBound,
   limit: number,
   start: 'ASC' | 'DESC',
 ): MessageSource {
-  const params: unknown[] = [...scopeParams];
-  const arg = (v: unknown) => `$${params.push(v) + 2}`;
+  const params: unknown[] = [];
+  const arg = (value: unknown, type: 'uuid' | 'timestamptz') => sourceParam(params, value, type);
   const where = [
-    ...scope,
+    ...scope(arg),
     `NOT ${hiddenFrom('msg', '$2::uuid')}`,
   ];
   let order = start;
@@ -205,13 +204,13 @@ function keysetSource(
       break;
     case 'before':
       where.push(
-        `(msg.created_at, msg.id) < (${arg(bound.createdKey)}::timestamptz, ${arg(bound.id)}::uuid)`,
+        `(msg.created_at, msg.id) < (${arg(bound.createdKey, 'timestamptz')}, ${arg(bound.id, 'uuid')})`,
       );
       order = 'DESC';
       break;
     case 'after':
       where.push(
-        `(msg.created_at, msg.id) > (${arg(bound.createdKey)}::timestamptz, ${arg(bound.id)}::uuid)`,
+        `(msg.created_at, msg.id) > (${arg(bound.createdKey, 'timestamptz')}, ${arg(bound.id, 'uuid')})`,
       );
       order = 'ASC';
       break;
@@ -219,7 +218,7 @@ function keysetSource(
       // CONTRACT §21: later than the time as shown, at millisecond precision. A message whose created_at
       // prints as that millisecond is left out (created_at keeps microseconds), so the bound is the next
       // millisecond; a plain range on created_at keeps the index scan.
-      where.push(`msg.created_at >= (${arg(toMillisecond(bound.time))}::timestamptz + interval '1 millisecond')`);
+      where.push(`msg.created_at >= ${arg(toMillisecond(bound.time), 'timestamptz')} + interval '1 millisecond'`);
       order = 'ASC';
       break;
   }

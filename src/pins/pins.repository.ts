@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { pageTake } from '../messages/messages.repository';
 import { exactTime, rows } from '../infra/database/sql';
-import type { MessageSource } from '../messages/message-view.service';
+import { sourceParam, type MessageSource } from '../messages/message-view.service';
 import { hiddenFrom } from '../messages/visibility';
 
 /** CONTRACT §16: at most this many pinned messages per channel. */
@@ -81,15 +81,16 @@ export class PinsRepository {
    * users the viewer ($2 of the rendering statement) blocks are left out, as in history.
    */
   pageSource(channelId: string, before: PinCursor | null, limit: number): MessageSource {
-    // $1 (workspace) and $2 (viewer) belong to the rendering statement; ours start at $3
-    const params: unknown[] = [channelId];
+    // $1 (workspace) and $2 (viewer) belong to the rendering statement; ours are sourceParams
+    const params: unknown[] = [];
     const where = [
-      'pin.channel_id = $3',
+      `pin.channel_id = ${sourceParam(params, channelId, 'uuid')}`,
       `NOT EXISTS (SELECT 1 FROM messages msg WHERE msg.id = pin.message_id AND ${hiddenFrom('msg', '$2::uuid')})`,
     ];
     if (before) {
-      params.push(before.pinnedKey, before.id);
-      where.push('(pin.pinned_at, pin.message_id) < ($4::timestamptz, $5::uuid)');
+      where.push(
+        `(pin.pinned_at, pin.message_id) < (${sourceParam(params, before.pinnedKey, 'timestamptz')}, ${sourceParam(params, before.id, 'uuid')})`,
+      );
     }
     return {
       sql: `SELECT pin.message_id AS id, row_number() OVER (ORDER BY pin.pinned_at DESC, pin.message_id DESC) AS ord,
