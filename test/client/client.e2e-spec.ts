@@ -10,7 +10,7 @@ import { channelRoom, userRoom } from '../../src/realtime/realtime-events';
 import { startTestApp, TestApp } from '../support/app';
 import { newWorkspace, TestUser, TestWorkspace } from '../support/fixtures';
 import { closeAllSockets, connectSocket } from '../support/socket';
-import { expectExactly, messagesOf, Recorded, recordedClient, sleep, until } from './support';
+import { expectAllReceived, Recorded, recordedClient, sleep, until } from './support';
 
 describe('@chat-service/client', () => {
   let t: TestApp;
@@ -201,12 +201,7 @@ describe('@chat-service/client', () => {
       await sends;
     }
 
-    await until(
-      'every sent message at the reader',
-      () => messagesOf(reader.events, channel.id).length >= sent.length,
-    );
-    await sleep(300); // anything extra (a repeat) would arrive now
-    expectExactly(reader.events, channel.id, sent);
+    await expectAllReceived(reader.events, channel.id, sent);
     expect(disruptions).toHaveLength(6);
     witness.close();
     // the client's own repairs did it: a fill from the channel's events, catch-ups after reconnects
@@ -227,12 +222,7 @@ describe('@chat-service/client', () => {
       sent.push((await sender.sendMessage('team', { content: `t${sent.length}` })).id);
       await sleep(100);
     }
-    await until(
-      'every sent message at the reader',
-      () => messagesOf(reader.events, channel.id).length >= sent.length,
-    );
-    await sleep(300);
-    expectExactly(reader.events, channel.id, sent);
+    await expectAllReceived(reader.events, channel.id, sent);
     expect(reader.tokensIssued()).toBeGreaterThanOrEqual(3);
     expect(reader.client.status).toBe('connected');
   });

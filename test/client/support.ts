@@ -79,3 +79,22 @@ export function expectExactly(events: AnyEnvelope[], channelId: string, sentIds:
   const seqs = events.filter((e) => e.channel_id === channelId && e.seq !== undefined).map((e) => e.seq!);
   expect(seqs).toEqual(seqs.map((_, i) => seqs[0]! + i));
 }
+
+/**
+ * Waits until the reader holds as many of the channel's messages as were sent, lets anything extra (a
+ * repeat) arrive, then asserts expectExactly.
+ */
+export async function expectAllReceived(
+  events: AnyEnvelope[],
+  channelId: string,
+  sentIds: string[],
+  timeoutMs = 30_000,
+): Promise<void> {
+  await until(
+    'every sent message at the reader',
+    () => messagesOf(events, channelId).length >= sentIds.length,
+    timeoutMs,
+  );
+  await sleep(300); // anything extra (a repeat) would arrive now
+  expectExactly(events, channelId, sentIds);
+}

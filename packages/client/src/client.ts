@@ -1,4 +1,4 @@
-import { ChatApiError } from './errors.js';
+import { ChatApiError, networkError } from './errors.js';
 import type { ConnectionStatus, ResetInfo, ServerEventName } from './events.js';
 import type {
   AddMyChannelMembersResponse,
@@ -401,12 +401,7 @@ export class ChatClient {
         body: file as NonNullable<RequestInit['body']>,
       });
     } catch (e) {
-      throw new ChatApiError({
-        code: 'NETWORK_ERROR',
-        status: 0,
-        message: e instanceof Error ? e.message : 'upload failed',
-        cause: e,
-      });
+      throw networkError(e, 'upload failed');
     }
     if (!res.ok) throw await toChatApiError(res);
     return up;

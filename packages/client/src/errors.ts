@@ -41,6 +41,16 @@ export class ChatApiError extends Error {
   }
 }
 
+/** A request that got no answer at all (network down, aborted): status 0, `NETWORK_ERROR`, retryable. */
+export function networkError(cause: unknown, fallbackMessage: string): ChatApiError {
+  return new ChatApiError({
+    code: 'NETWORK_ERROR',
+    status: 0,
+    message: cause instanceof Error ? cause.message : fallbackMessage,
+    cause,
+  });
+}
+
 export function isChatApiError(e: unknown): e is ChatApiError {
   return e instanceof ChatApiError;
 }

@@ -1,4 +1,4 @@
-import { ChatApiError, type ChatErrorCode } from './errors.js';
+import { ChatApiError, networkError, type ChatErrorCode } from './errors.js';
 import type { TokenManager } from './token.js';
 
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -102,12 +102,7 @@ export class RestTransport {
         ...(opts.signal ? { signal: opts.signal } : {}),
       });
     } catch (e) {
-      throw new ChatApiError({
-        code: 'NETWORK_ERROR',
-        status: 0,
-        message: e instanceof Error ? e.message : 'the request got no answer',
-        cause: e,
-      });
+      throw networkError(e, 'the request got no answer');
     }
   }
 }
