@@ -16,8 +16,8 @@ import { API_KEY, API_SECRET, authHeader, freshStorage, Mode, startServer } from
  * /proc/<pid>/stat (10 ms ticks, so enough requests that the tick does not matter). Builds are measured
  * alternately (A B A B …, BENCH_ROUNDS rounds) so a change in machine load hits them alike.
  * BENCH_CPU_PROF=dir also writes a V8 CPU profile of each measured run (.cpuprofile) into dir (it adds
- * some CPU of its own: compare CPU figures without it); BENCH_ROUTE=prefix
- * measures only the routes whose name starts with it.
+ * some CPU of its own: compare CPU figures without it); BENCH_ROUTE=prefix[,prefix…]
+ * measures only the routes whose name starts with one of them (the history page reads what the sends wrote).
  */
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 6000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -94,6 +94,13 @@ async function setup(baseUrl: string): Promise<Route[]> {
       headers: { Authorization: jwt, 'Content-Type': 'application/json' },
       body: JSON.stringify({ content: 'hello from the benchmark, nothing to moderate here' }),
     },
+    // after the sends above: a page of 50 of the messages they wrote
+    {
+      name: 'GET …/messages (JWT)',
+      method: 'GET',
+      path: `/v1/channels/${String(ch.id)}/messages?limit=50`,
+      headers: { Authorization: jwt },
+    },
   ];
 }
 
@@ -115,7 +122,7 @@ async function measure(build: string, spec: string, mode: Mode): Promise<Sample[
   const out: Sample[] = [];
   try {
     const routes = await setup(server.baseUrl);
-    for (const r of routes.filter((x) => !process.env.BENCH_ROUTE || x.name.startsWith(process.env.BENCH_ROUTE))) {
+    for (const r of routes.filter((x) => !process.env.BENCH_ROUTE || process.env.BENCH_ROUTE.split(',').some((p) => x.name.startsWith(p)))) {
       const opts = { url: `${server.baseUrl}${r.path}`, method: r.method, headers: r.headers, body: r.body, connections: CONNECTIONS };
       // `amount`: a fixed number of requests (not in bench/autocannon.d.ts, hence the variables)
       const warm = { ...opts, amount: Math.min(2000, REQUESTS) };
