@@ -1,0 +1,251 @@
+/**
+ * `npx ts-node --transpile-only bench/send-function.ts`: chat_send_message alone, without Node, under
+ * pgbench, on a private PostgreSQL cluster migrated by the service, with schema variants alternated
+ * against the schema as migrated (A/B, `--pairs`). What a variant saves is PostgreSQL's own work per
+ * send: backend CPU per call (every process of the cluster), and WAL records per call (a count, not a
+ * time, so it does not move with the machine's load).
+ *
+ * Options: --pairs 3 --seconds 15 --clients 16 --scenario own|one (own: each client sends in a channel
+ *   of its own; one: all in one channel) --variants a,b (default: all of VARIANTS)
+ *   --pg-bin /usr/lib/postgresql/15/bin --pg-os-user postgres
+ */
+import { execFileSync } from 'child_process';
+import { randomBytes } from 'crypto';
+import { mkdtempSync, writeFileSync } from 'fs';
+import { loadavg, tmpdir } from 'os';
+import { join } from 'path';
+import { authHeader, BENCH_REDIS_URL, median, startServer } from './lib';
+import {
+  cleanupAll,
+  installSignalHandlers,
+  log,
+  PgCluster,
+  pgQuery,
+  readStatements,
+  resetStatements,
+  startPostgres,
+} from './compare/infra';
+
+interface Variant {
+  name: string;
+  /** Applied before the variant's run, on the migrated schema. */
+  on: string[];
+  /** Undoes `on` (back to the schema as migrated). */
+  off: string[];
+}
+
+const VARIANTS: Variant[] = [
+  {
+    name: 'no-event-workspace-fk',
+    on: ['ALTER TABLE events DROP CONSTRAINT events_workspace_id_fkey'],
+    off: [
+      `ALTER TABLE events ADD CONSTRAINT events_workspace_id_fkey FOREIGN KEY (workspace_id)
+         REFERENCES workspaces (id) ON DELETE CASCADE NOT VALID`,
+    ],
+  },
+  {
+    name: 'gin-pending-list',
+    on: ['ALTER INDEX messages_search SET (fastupdate = on, gin_pending_list_limit = 256)'],
+    off: [
+      'ALTER INDEX messages_search SET (fastupdate = off)',
+      `SELECT gin_clean_pending_list('messages_search')`,
+    ],
+  },
+  {
+    name: 'events-created-brin',
+    on: ['DROP INDEX events_created_at', 'CREATE INDEX events_created_at ON events USING brin (created_at)'],
+    off: ['DROP INDEX events_created_at', 'CREATE INDEX events_created_at ON events (created_at)'],
+  },
+];
+
+function flag(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1]! : fallback;
+}
+
+const PAIRS = Number(flag('pairs', '3'));
+const SECONDS = Number(flag('seconds', '15'));
+const CLIENTS = Number(flag('clients', '16'));
+const SCENARIO = flag('scenario', 'own');
+const ONLY = flag('variants', VARIANTS.map((v) => v.name).join(',')).split(',');
+
+/** The same payload shape as a REST send's message.created (the function sets the id and the time). */
+// pgbench reads `:name` as a variable: a space after every colon of the JSON
+const PAYLOAD = JSON.stringify(
+  {
+    message: {
+      id: '00000000-0000-7000-8000-000000000000',
+      channel_id: 'CH',
+      type: 'text',
+      content: 'hello from the benchmark, nothing to moderate here',
+      user: { id: 'U', external_id: 'u', name: 'U', avatar_url: null },
+      created_at: '1970-01-01T00:00:00.000Z',
+      attachment_url: null,
+      parent_id: null,
+      mentions: [],
+      metadata: {},
+    },
+  },
+  null,
+  1,
+).replace(/\n\s*/g, ' ');
+
+async function setup(pg: PgCluster): Promise<string> {
+  await pg.admin('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  await pg.admin('CREATE DATABASE chat');
+  const server = await startServer(
+    {
+      env: {
+        DATABASE_URL: pg.url('chat'),
+        REDIS_URL: BENCH_REDIS_URL,
+        SERVICE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+        SERVICE_REDIS_PREFIX: `send-function-${process.pid}:`,
+      },
+      drop: async () => undefined,
+    },
+    { LOG_LEVEL: 'warn' },
+  );
+  try {
+    const call = async (method: string, path: string, body: unknown) => {
+      const res = await fetch(`${server.baseUrl}${path}`, {
+        method,
+        headers: { Authorization: authHeader, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    };
+    for (let i = 0; i < CLIENTS; i++) await call('PUT', `/v1/users/u${i}`, { name: `User ${i}` });
+    for (let i = 0; i < CLIENTS; i++)
+      await call('POST', '/v1/channels', {
+        type: 'group',
+        external_id: `own${i}`,
+        created_by: `u${i}`,
+        member_external_ids: [],
+      });
+    const all = Array.from({ length: CLIENTS }, (_, i) => `u${i}`);
+    await call('POST', '/v1/channels', {
+      type: 'group',
+      external_id: 'shared',
+      created_by: 'u0',
+      member_external_ids: all,
+    });
+  } finally {
+    await server.stop();
+  }
+  // pgbench's client_id (0..n-1) picks the sender and its channel
+  await pgQuery(
+    pg.url('chat'),
+    `CREATE TABLE bench_senders AS
+       SELECT substring(u.external_id FROM 2)::int AS n, u.id AS user_id, u.workspace_id, c.id AS channel_id
+         FROM users u JOIN channels c ON c.workspace_id = u.workspace_id
+          AND c.external_id = ${SCENARIO === 'one' ? `'shared'` : `'own' || substring(u.external_id FROM 2)`}`,
+  );
+  const dir = mkdtempSync(join(tmpdir(), 'send-function-'));
+  const script = join(dir, 'send.sql');
+  writeFileSync(
+    script,
+    `SELECT user_id AS u, workspace_id AS w, channel_id AS c FROM bench_senders WHERE n = :client_id \\gset
+SELECT * FROM chat_send_message(:c::uuid, :w::uuid, :u::uuid, :u::text, 'text',
+  'hello from the benchmark, nothing to moderate here ' || :client_id, NULL, NULL, NULL, NULL, '{}'::uuid[], NULL, false, NULL,
+  true, false, ARRAY[gen_random_uuid()], ARRAY['message.created'], ARRAY['${PAYLOAD}'::jsonb]);
+`,
+  );
+  return script;
+}
+
+interface Run {
+  variant: string;
+  applied: boolean;
+  tps: number;
+  cpuMsPerCall: number;
+  walPerCall: number;
+  load: number;
+}
+
+async function run(pg: PgCluster, script: string, variant: Variant, applied: boolean): Promise<Run> {
+  if (applied) for (const sql of variant.on) await pgQuery(pg.url('chat'), sql);
+  await pgQuery(pg.url('chat'), 'VACUUM ANALYZE messages, events, channels, channel_members');
+  await pg.admin('CHECKPOINT');
+  await resetStatements(pg);
+  const cpu = pg.cpuMs();
+  const out = execFileSync(
+    'pgbench',
+    [
+      '-n',
+      '-M',
+      'prepared',
+      '-c',
+      String(CLIENTS),
+      '-j',
+      '2',
+      '-T',
+      String(SECONDS),
+      '-f',
+      script,
+      pg.url('chat'),
+    ],
+    { encoding: 'utf8' },
+  );
+  const cpuMs = pg.cpuMs() - cpu;
+  const tps = Number(/tps = ([\d.]+)/.exec(out)?.[1] ?? NaN);
+  const calls = (await readStatements(pg, 'chat')).filter(
+    (s) => s.toplevel && s.query.includes('chat_send_message'),
+  );
+  const n = calls.reduce((a, s) => a + s.calls, 0);
+  const wal = calls.reduce((a, s) => a + s.walRecords, 0);
+  if (applied) for (const sql of variant.off) await pgQuery(pg.url('chat'), sql);
+  return {
+    variant: variant.name,
+    applied,
+    tps,
+    cpuMsPerCall: cpuMs / n,
+    walPerCall: wal / n,
+    load: loadavg()[0]!,
+  };
+}
+
+async function main(): Promise<void> {
+  installSignalHandlers();
+  const pg = await startPostgres(
+    flag('pg-bin', process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin'),
+    flag('pg-os-user', 'postgres'),
+  );
+  try {
+    const script = await setup(pg);
+    log(
+      `scenario ${SCENARIO}, ${CLIENTS} clients, ${SECONDS} s per run, ${PAIRS} pairs per variant; load ${loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' ')}`,
+    );
+    const rows: string[] = [];
+    for (const v of VARIANTS.filter((x) => ONLY.includes(x.name))) {
+      const runs: Run[] = [];
+      for (let i = 0; i < PAIRS; i++) {
+        for (const applied of i % 2 ? [true, false] : [false, true]) {
+          const r = await run(pg, script, v, applied);
+          runs.push(r);
+          log(
+            `  ${v.name} ${applied ? 'on ' : 'off'}: ${r.tps.toFixed(0)} calls/s, ${r.cpuMsPerCall.toFixed(3)} ms CPU/call, ${r.walPerCall.toFixed(1)} WAL records/call, load ${r.load.toFixed(1)}`,
+          );
+        }
+      }
+      const m = (applied: boolean, k: 'tps' | 'cpuMsPerCall' | 'walPerCall') =>
+        median(runs.filter((r) => r.applied === applied).map((r) => r[k]));
+      rows.push(
+        `| ${v.name} | ${m(false, 'tps').toFixed(0)} → ${m(true, 'tps').toFixed(0)} | ${m(false, 'cpuMsPerCall').toFixed(3)} → ${m(true, 'cpuMsPerCall').toFixed(3)} | ${m(false, 'walPerCall').toFixed(1)} → ${m(true, 'walPerCall').toFixed(1)} |`,
+      );
+    }
+    process.stdout.write(
+      `\n| variant (${SCENARIO} channels) | calls/s, as migrated → variant (median) | PostgreSQL CPU ms per call | WAL records per call |\n|---|---|---|---|\n${rows.join('\n')}\n`,
+    );
+  } finally {
+    await pg.stop();
+    await cleanupAll();
+  }
+}
+
+main().catch(async (e: unknown) => {
+  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  await cleanupAll();
+  process.exit(1);
+});
