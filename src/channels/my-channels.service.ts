@@ -42,16 +42,20 @@ const MEMBER_CHANNEL_COLUMNS = `${CHANNEL_COLUMNS}, c.message_count, cm.role AS 
 /**
  * The inbox statement over `page`, the reader's ($1) channels to show: the page of the list
  * ($2 = limit + 1, $3/$4 the cursor, $5/$6 whether hidden/archived ones are included), or one channel ($2).
+ * The list is filtered and ordered on narrow rows (ids, activity, hidden, archived) over all the reader's
+ * channels; the shown columns (times as text, the mute) are computed for the page's rows only.
  */
 const PAGE_OF_LIST = `page AS (
-  SELECT * FROM (
-    SELECT ${MEMBER_CHANNEL_COLUMNS}
-      FROM channel_members cm JOIN channels c ON c.id = cm.channel_id
-     WHERE cm.user_id = $1
-       AND ($3::timestamptz IS NULL OR (COALESCE(c.last_message_at, c.created_at), c.id) < ($3::timestamptz, $4::uuid))) mine
-   WHERE ($5::boolean OR NOT mine.hidden) AND ($6::boolean OR NOT mine.archived)
-   ORDER BY COALESCE(mine.last_message_at, mine.created_at) DESC, mine.id DESC
-   LIMIT $2)`;
+  SELECT ${MEMBER_CHANNEL_COLUMNS}
+    FROM (SELECT c.id
+            FROM channel_members cm JOIN channels c ON c.id = cm.channel_id
+           WHERE cm.user_id = $1
+             AND ($3::timestamptz IS NULL OR (COALESCE(c.last_message_at, c.created_at), c.id) < ($3::timestamptz, $4::uuid))
+             AND ($5::boolean OR NOT ${HIDDEN_NOW}) AND ($6::boolean OR NOT cm.archived)
+           ORDER BY COALESCE(c.last_message_at, c.created_at) DESC, c.id DESC
+           LIMIT $2) mine
+    JOIN channel_members cm ON cm.channel_id = mine.id AND cm.user_id = $1
+    JOIN channels c ON c.id = mine.id)`;
 
 const PAGE_OF_ONE = `page AS (
   SELECT ${MEMBER_CHANNEL_COLUMNS}
