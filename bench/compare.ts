@@ -150,7 +150,7 @@ const BACKGROUND: RegExp[] = [
   /\bJOIN blocks b ON b\.blocked_id = msg\.user_id\b/i, // realtime publisher: who blocks each new message's author
   /\bwebhook_deliveries\b|\bJOIN webhooks w\b/i,
   // the data-rights sweepers' periodic scans
-  /\bFROM user_erasures WHERE status = \$\d+ AND updated_at\b|\bFROM user_exports WHERE status IN\b/i,
+  /\bFROM user_erasures WHERE status = \$\d+ AND updated_at\b|\bFROM user_exports WHERE status\b/i,
   /^\s*SELECT \$1\s*$/i, // connection checks (pg_stat_statements shows `SELECT 1` so)
 ];
 /**

@@ -17,7 +17,7 @@ import { API_KEY, API_SECRET, authHeader, freshStorage, Mode, startServer } from
  * alternately (A B A B …, BENCH_ROUNDS rounds) so a change in machine load hits them alike.
  * BENCH_CPU_PROF=dir also writes a V8 CPU profile of each measured run (.cpuprofile) into dir (it adds
  * some CPU of its own: compare CPU figures without it); BENCH_ROUTE=prefix[,prefix…]
- * measures only the routes whose name starts with one of them (the history page reads what the sends wrote).
+ * measures only the routes whose name starts with one of them.
  */
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 6000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -84,6 +84,8 @@ async function setup(baseUrl: string): Promise<Route[]> {
   const ch = await call('POST', '/v1/channels', { type: 'group', external_id: 'bench', created_by: 'ana', member_external_ids: ['bo'] });
   const iat = Math.floor(Date.now() / 1000);
   const jwt = `Bearer ${sign({ sub: 'ana', iat, exp: iat + 86_000 }, API_SECRET, { algorithm: 'HS256', keyid: API_KEY })}`;
+  // a full page for the history route, whether or not the send route runs before it
+  for (let i = 0; i < 51; i++) await call('POST', `/v1/channels/${String(ch.id)}/messages`, { content: `seed ${i}` }, jwt);
   return [
     { name: 'GET /v1/users/:id (key pair)', method: 'GET', path: '/v1/users/ana', headers: { Authorization: authHeader } },
     { name: 'GET /v1/me/channels (JWT)', method: 'GET', path: '/v1/me/channels', headers: { Authorization: jwt } },
@@ -94,7 +96,6 @@ async function setup(baseUrl: string): Promise<Route[]> {
       headers: { Authorization: jwt, 'Content-Type': 'application/json' },
       body: JSON.stringify({ content: 'hello from the benchmark, nothing to moderate here' }),
     },
-    // after the sends above: a page of 50 of the messages they wrote
     {
       name: 'GET …/messages (JWT)',
       method: 'GET',

@@ -41,6 +41,7 @@ const VARIANTS: Variant[] = [
     off: [
       `ALTER TABLE events ADD CONSTRAINT events_workspace_id_fkey FOREIGN KEY (workspace_id)
          REFERENCES workspaces (id) ON DELETE CASCADE NOT VALID`,
+      'ALTER TABLE events VALIDATE CONSTRAINT events_workspace_id_fkey',
     ],
   },
   {
@@ -63,6 +64,7 @@ function flag(name: string, fallback: string): string {
   return i >= 0 ? process.argv[i + 1]! : fallback;
 }
 
+const PG_BIN = flag('pg-bin', process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin');
 const PAIRS = Number(flag('pairs', '3'));
 const SECONDS = Number(flag('seconds', '15'));
 const CLIENTS = Number(flag('clients', '16'));
@@ -169,7 +171,7 @@ async function run(pg: PgCluster, script: string, variant: Variant, applied: boo
   await resetStatements(pg);
   const cpu = pg.cpuMs();
   const out = execFileSync(
-    'pgbench',
+    join(PG_BIN, 'pgbench'),
     [
       '-n',
       '-M',
@@ -206,10 +208,7 @@ async function run(pg: PgCluster, script: string, variant: Variant, applied: boo
 
 async function main(): Promise<void> {
   installSignalHandlers();
-  const pg = await startPostgres(
-    flag('pg-bin', process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin'),
-    flag('pg-os-user', 'postgres'),
-  );
+  const pg = await startPostgres(PG_BIN, flag('pg-os-user', 'postgres'));
   try {
     const script = await setup(pg);
     log(
