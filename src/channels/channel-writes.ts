@@ -5,8 +5,10 @@ import { AppError } from '../common/errors/app-error';
 import { isUuid, newId } from '../common/ids';
 import { orderChannelWrites } from '../events/channel-order';
 import { EventLogService } from '../events/event-log.service';
-import { EventNotifier, HAS_EVENTS } from '../events/event-notifier';
-import type { DomainEventMap, DomainEventType } from '../events/event-types';
+import { HAS_EVENTS, PUBLISH_NOTES } from '../events/event-notifier';
+import type { DomainEventMap, DomainEventType, StoredEvent } from '../events/event-types';
+import { LiveMessage, LivePublish } from '../events/live-publish';
+import type { PublishNote } from '../events/publish-notes';
 import { prepared } from '../infra/database/prepared';
 import { CHANNEL_COLUMNS, ChannelRow } from './channels.repository';
 import type { MemberRole } from './channel-members.repository';
@@ -78,6 +80,8 @@ export interface ChannelWriteContext {
   replayId: string | null;
   /** A user JWT's own act on messages (OpenOptions.messageAct): a frozen channel refuses it. */
   userAct: boolean;
+  /** Users who block the actor (a send's message is not delivered to them). */
+  blockerIds: string[];
 }
 
 /** A message to persist through `chat_send_message`. */
@@ -116,10 +120,21 @@ export interface OutgoingEvent<T extends DomainEventType = DomainEventType> {
 export const PENDING_MESSAGE_ID = '00000000-0000-7000-8000-000000000000';
 
 export type SendOutcome =
-  | { outcome: 'sent'; id: string; created_at: string; first_seq: number }
+  | Sent
   | { outcome: 'replay'; id: string }
   | { outcome: 'slow_mode'; retryAfterMs: number }
   | { outcome: 'not_member' | 'gone' | 'no_root' | 'frozen' };
+
+/** A committed send: the message's id and stored instant (ISO), and the seq of its first event. */
+export interface Sent {
+  outcome: 'sent';
+  id: string;
+  created_at: string;
+  first_seq: number;
+}
+
+/** What a send publishes live, from its committed events as stored (null: leave them to the log's publisher). */
+export type LiveRender = (sent: Sent, stored: StoredEvent[]) => LiveMessage | null;
 
 /**
  * The one way to write to a channel. `open` resolves the channel in the workspace, applies the
@@ -133,7 +148,7 @@ export class ChannelWrites {
   constructor(
     private readonly db: DataSource,
     private readonly events: EventLogService,
-    private readonly notifier: EventNotifier,
+    private readonly live: LivePublish,
   ) {}
 
   /** The context of a write, with the actor and membership rules applied. */
@@ -169,6 +184,7 @@ export class ChannelWrites {
       a_role: MemberRole | null;
       a_muted: boolean;
       a_ban: 'ban' | 'shadow' | null;
+      a_blockers: string[] | null;
       replay_id: string | null;
       h_id: string | null;
       h_user_id: string | null;
@@ -199,6 +215,7 @@ export class ChannelWrites {
               (SELECT CASE WHEN bool_or(NOT bn.shadow) THEN 'ban' WHEN bool_or(bn.shadow) THEN 'shadow' END
                  FROM bans bn WHERE bn.user_id = a.id AND (bn.channel_id IS NULL OR bn.channel_id = ch.id)
                   AND (bn.expires_at IS NULL OR bn.expires_at > clock_timestamp())) AS a_ban,
+              (SELECT array_agg(bl.blocker_id) FROM blocks bl WHERE bl.blocked_id = a.id) AS a_blockers,
               (SELECT msg.id FROM messages msg WHERE msg.workspace_id = $1 AND $7::text IS NOT NULL
                   AND msg.sender_key = COALESCE(a.id::text, 'system') AND msg.idempotency_key = $7::text) AS replay_id,
               h.id AS h_id, h.user_id AS h_user_id, h.type AS h_type, h.attachment_url AS h_attachment_url,
@@ -228,6 +245,7 @@ export class ChannelWrites {
       a_role,
       a_muted,
       a_ban,
+      a_blockers,
       replay_id,
       h_id,
       h_user_id,
@@ -254,6 +272,7 @@ export class ChannelWrites {
       ban: a_ban,
       replayId: replay_id,
       userAct: o.messageAct === true && p.kind === 'user',
+      blockerIds: a_blockers ?? [],
       message: h_id
         ? {
             id: h_id,
@@ -328,11 +347,31 @@ export class ChannelWrites {
 
   /**
    * Persists a message and its events as one statement outside any transaction: the channel lock is
-   * held only for PostgreSQL's execution of it. Readers of the log are nudged after it commits.
+   * held only for PostgreSQL's execution of it. Once it committed, `render` makes what this instance
+   * publishes at once (LivePublish, in seq order with its other sends to the channel), and the log's
+   * readers are nudged with the note of what was published.
    */
-  async send(ctx: ChannelWriteContext, msg: OutgoingMessage, events: OutgoingEvent[]): Promise<SendOutcome> {
-    const out = await sendMessage(this.db.manager, ctx.workspaceId, ctx.channel.id, msg, events);
-    if (out.outcome === 'sent' && events.length) this.notifier.committed();
+  async send(ctx: ChannelWriteContext, msg: OutgoingMessage, events: OutgoingEvent[], render: LiveRender = () => null): Promise<SendOutcome> {
+    const channelId = ctx.channel.id;
+    const ids = events.map(() => newId());
+    const token = this.live.reserve(channelId);
+    let out: SendOutcome;
+    try {
+      out = await sendMessage(this.db.manager, ctx.workspaceId, channelId, msg, events, ids);
+    } catch (e) {
+      this.live.release(token, channelId);
+      throw e;
+    }
+    if (out.outcome !== 'sent' || !events.length) {
+      this.live.release(token, channelId);
+      return out;
+    }
+    let live: LiveMessage | null = null;
+    try {
+      live = render(out, storedEvents(ctx, out, events, ids));
+    } finally {
+      this.live.committed(token, channelId, out.first_seq, events.length, live);
+    }
     return out;
   }
 }
@@ -392,9 +431,15 @@ export class ChannelWriteSession {
 
   /** Persists a message and its events within this transaction (the same statement `ChannelWrites.send` runs). */
   async sendMessage(msg: OutgoingMessage, events: OutgoingEvent[]): Promise<SendOutcome> {
-    if (events.length && this.m.queryRunner)
-      (this.m.queryRunner.data as Record<string, unknown>)[HAS_EVENTS] = true;
-    return sendMessage(this.m, this.channel.workspace_id, this.channel.id, msg, events);
+    const out = await sendMessage(this.m, this.channel.workspace_id, this.channel.id, msg, events, events.map(() => newId()));
+    if (out.outcome === 'sent' && events.length && this.m.queryRunner) {
+      // told with the commit: nobody published these live, the log's publisher does (at once)
+      const data = this.m.queryRunner.data as Record<string, unknown>;
+      data[HAS_EVENTS] = true;
+      const notes = ((data[PUBLISH_NOTES] as PublishNote[] | undefined) ??= []);
+      notes.push({ channel: this.channel.id, first: out.first_seq, count: events.length, live: false });
+    }
+    return out;
   }
 }
 
@@ -438,12 +483,43 @@ export function checkFrozen(ctx: Pick<ChannelWriteContext, 'userAct'>, channel: 
   if (ctx.userAct && channel.frozen) throw new AppError('CHANNEL_FROZEN');
 }
 
+/**
+ * A committed send's events as chat_send_message stored them: the message's id and instant set into
+ * `message.id` / `message.created_at` (or `message_id`), the seqs from the first. A thread root's
+ * counters (thread.updated) are only in the stored row: such a send is left to the log's publisher.
+ */
+function storedEvents(ctx: ChannelWriteContext, sent: Sent, events: OutgoingEvent[], ids: string[]): StoredEvent[] {
+  const at = new Date(sent.created_at);
+  return events.map((e, i) => {
+    const p = e.payload as Record<string, unknown> & { message?: Record<string, unknown> };
+    const payload =
+      e.type !== 'thread.updated' && p.message
+        ? { ...p, message: { ...p.message, id: sent.id, created_at: sent.created_at } }
+        : 'message_id' in p
+          ? { ...p, message_id: sent.id }
+          : p;
+    return {
+      id: ids[i]!,
+      position: 0,
+      tx_id: '0',
+      workspace_id: ctx.workspaceId,
+      channel_id: ctx.channel.id,
+      seq: sent.first_seq + i,
+      type: e.type,
+      payload,
+      audience: null,
+      created_at: at,
+    };
+  });
+}
+
 async function sendMessage(
   m: EntityManager,
   workspaceId: string,
   channelId: string,
   msg: OutgoingMessage,
   events: OutgoingEvent[],
+  ids: string[],
 ): Promise<SendOutcome> {
   const found: {
     outcome: SendOutcome['outcome'];
@@ -471,7 +547,7 @@ async function sendMessage(
       msg.metadata === null ? null : JSON.stringify(msg.metadata),
       msg.byUser,
       msg.shadowed,
-      events.map(() => newId()),
+      ids,
       events.map((e) => e.type),
       events.map((e) => JSON.stringify(e.payload)),
     ],

@@ -332,7 +332,20 @@ export class MessagesService {
           if (sent.outcome === 'sent') await record(s.m, sent.id);
           return sent;
         })
-      : await this.writes.send(ctx, message, events);
+      : await this.writes.send(ctx, message, events, (sent, stored) =>
+          // a thread reply's root counters are only in the stored event: the log's publisher sends it
+          draft.threadId
+            ? null
+            : {
+                workspaceId,
+                channelId: channel.id,
+                events: stored,
+                view: { ...pending, id: sent.id, created_at: sent.created_at },
+                authorId: sender?.id ?? null,
+                shadowed,
+                blockerIds: ctx.blockerIds,
+              },
+        );
     switch (out.outcome) {
       case 'sent':
         return { message: { ...pending, id: out.id, created_at: out.created_at }, replayed: false };

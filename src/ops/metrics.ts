@@ -112,6 +112,16 @@ export class Metrics {
     labelNames: ['event'] as const,
     registers: [this.registry],
   });
+  readonly liveSends = new Counter({
+    name: 'chat_realtime_live_sends_total',
+    help: 'Sends this instance published to the sockets right after their commit (the log publisher skips them)',
+    registers: [this.registry],
+  });
+  readonly heldTooLong = new Counter({
+    name: 'chat_realtime_unnoted_sends_total',
+    help: 'Sends the realtime publisher sent itself after waiting for a live publish that never was noted (an instance crashed between commit and publish, or its note was lost)',
+    registers: [this.registry],
+  });
   readonly publishLag = new Histogram({
     name: 'chat_realtime_publish_lag_seconds',
     help: "From an event's creation in the log (its transaction) to its emit by the realtime publisher",

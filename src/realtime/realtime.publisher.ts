@@ -1,11 +1,14 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { encodeLogCursor, EVENT_COLUMNS, EventLogReader } from '../events/event-log.reader';
+import { encodeLogCursor, EVENT_COLUMNS, EventLogReader, LogCursor } from '../events/event-log.reader';
+import { LiveMessage, LivePublish } from '../events/live-publish';
+import { PublishLedger } from '../events/publish-notes';
 import { LogTail, LogTailPart, PartResult, PassInfo, PassStatement } from '../events/log-tail';
 import type { BanPayload, StoredEvent } from '../events/event-types';
 import { SavedCursor } from '../events/saved-cursor';
 import { LeaderLease, Leadership } from '../infra/database/leadership';
 import { Metrics } from '../ops/metrics';
+import type { MessageView } from '../messages/message-view.service';
 import { messageIdOf, EnvelopeBuilder } from './envelopes';
 import { channelRoom, Envelope, isUserScoped, ServerEventName, userRoom } from './realtime-events';
 import { RealtimeGateway } from './realtime.gateway';
@@ -20,6 +23,12 @@ const SAVE_EVERY_MS = 500;
  * backlog nobody is waiting for.
  */
 const STALE_BACKLOG_SECONDS = 120;
+/**
+ * A message.created that no instance has noted yet (PublishLedger) is held this long for the note of
+ * the instance that committed it, which publishes it live; then the publisher sends it itself (that
+ * instance crashed between commit and publish, or its note was lost).
+ */
+export const LIVE_GRACE_MS = 1_000;
 
 /**
  * The log is read in transaction-id order, but a channel's seq is taken under the channel row lock,
@@ -56,15 +65,28 @@ interface RealtimeOutput {
   shadowed: { message_id: string; user_id: string | null }[];
 }
 
-/** What the batch's messages allow, per message id: who is left out, or (shadowed) who alone is told. */
+/** Who an event reaches besides its room's rule: the rooms left out, or (a shadowed message) the only rooms told. */
 interface Audience {
-  blockers: Map<string, string[]>;
-  /** message id → the author's room ([] when the author is gone). */
-  shadowed: Map<string, string[]>;
+  except: string[];
+  only?: string[];
+}
+
+const EVERYONE: Audience = { except: [] };
+
+/** An event read from the log, not yet behind the saved cursor. */
+interface Read {
+  e: StoredEvent;
+  audience: Audience;
+  /** When it was first read. */
+  since: number;
+  /** Waiting for its instance's note (PublishLedger); else handed on. */
+  held: boolean;
 }
 
 /**
- * Publishes the event log to sockets, after commit, in log order. One instance publishes at a time
+ * Publishes the event log to sockets, after commit, in log order, except what the committing instance
+ * already published live (LivePublish; the notes in PublishLedger), and publishes a send live for
+ * LivePublish on this instance (`publishLive`), through the same rules. One instance publishes at a time
  * (Leadership); through the Redis adapter its emits and room moves reach every instance. It reads the
  * log as its part of the shared log pass (LogTail): up to BATCH events after its cursor, below the
  * settled bound, with the users who block each message's author, in the pass's one statement. Its
@@ -82,6 +104,11 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
   private readonly cursor: SavedCursor;
   private loading = false;
   private registered = false;
+  /** Where the next pass reads from: ahead of the saved cursor while events are held. */
+  private readAt: LogCursor | null = null;
+  /** Read events from the first one still held, in log order (the saved cursor stays before them). */
+  private waiting: Read[] = [];
+  private detachLive?: () => void;
 
   constructor(
     private readonly reader: EventLogReader,
@@ -91,6 +118,8 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     db: DataSource,
     leadership: Leadership,
     private readonly metrics: Metrics,
+    private readonly live: LivePublish,
+    private readonly ledger: PublishLedger,
   ) {
     this.cursor = new SavedCursor(db, 'realtime');
     this.lease = leadership.lease('realtime-publisher', (leading) => this.leading(leading));
@@ -98,6 +127,7 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
 
   onApplicationBootstrap(): void {
     this.registered = true;
+    this.detachLive = this.live.attach((m) => this.publishLive(m));
     this.tail.register(this);
     this.lease.start();
   }
@@ -106,6 +136,7 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
   async beforeApplicationShutdown(): Promise<void> {
     if (!this.registered) return;
     this.registered = false;
+    this.detachLive?.();
     await this.tail.unregister(this);
     if (this.lease.isLeader) await this.cursor.flush().catch((e: unknown) => this.logger.warn(`saving the cursor: ${String(e)}`));
     await this.lease.stop();
@@ -113,12 +144,15 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
 
   private leading(leading: boolean): void {
     this.cursor.reset();
+    this.readAt = null;
+    this.waiting = [];
     this.metrics.followerAt('realtime'); // the leader, here or elsewhere, reports the lag
     if (!leading || !this.registered) return;
     this.loading = true;
     this.startCursor()
       .then(() => {
         if (!this.lease.isLeader) return this.cursor.reset();
+        this.readAt = this.cursor.at;
         this.logger.debug(`publishing from ${this.cursor.at ? encodeLogCursor(this.cursor.at) : '-'}`);
         this.tail.nudge();
       })
@@ -138,7 +172,7 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
   }
 
   build(q: PassStatement): string | null {
-    const at = this.cursor.at;
+    const at = this.readAt;
     if (!this.registered || !this.lease.isLeader || !at || this.loading) return null;
     this.cursor.saveInto(q, this.cursor.sinceSave >= SAVE_EVERY_MS);
     q.cte(
@@ -174,29 +208,81 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     const events: StoredEvent[] = out.events.map((e) => ({ ...e, created_at: new Date(e.created_at) }));
     this.metrics.followerAt('realtime', events[0], pass.head);
     this.cursor.passed();
+    if (!this.readAt || (!events.length && !this.waiting.length)) return { events: events.length, more: false };
+    const blockers = new Map<string, string[]>();
+    for (const r of out.blockers) blockers.set(r.message_id, [...(blockers.get(r.message_id) ?? []), userRoom(r.blocker_id)]);
+    const shadowed = new Map<string, string[]>();
+    for (const r of out.shadowed ?? []) shadowed.set(r.message_id, r.user_id ? [userRoom(r.user_id)] : []);
+    const now = Date.now();
+    for (const e of events) {
+      const id = messageIdOf(e) ?? '';
+      const only = shadowed.get(id);
+      this.waiting.push({ e, audience: only ? { except: [], only } : { except: blockers.get(id) ?? [] }, since: now, held: true });
+    }
     const last = events[events.length - 1];
-    if (!last || !this.cursor.at) return { events: events.length, more: false };
-    const audience: Audience = { blockers: new Map(), shadowed: new Map() };
-    for (const r of out.blockers)
-      audience.blockers.set(r.message_id, [...(audience.blockers.get(r.message_id) ?? []), userRoom(r.blocker_id)]);
-    for (const r of out.shadowed ?? []) audience.shadowed.set(r.message_id, r.user_id ? [userRoom(r.user_id)] : []);
-    await this.publish(events, audience);
-    this.cursor.advance({ txId: last.tx_id, position: Number(last.position) });
+    if (last) this.readAt = { txId: last.tx_id, position: Number(last.position) };
+    await this.publish(this.handOn(now));
     for (const e of events) this.metrics.events.labels(e.type).inc();
     return { events: events.length, more: events.length >= BATCH };
   }
 
-  private async publish(events: StoredEvent[], audience: Audience): Promise<void> {
+  /**
+   * Decides each waiting event: what an instance published live is done; what it left to the log, and
+   * every other event, is handed on now; a message.created with no note yet (and its send's other
+   * events) waits for one, LIVE_GRACE_MS at most. The saved cursor moves to the last event before the
+   * first one still held, so a new leader reads that one again.
+   */
+  private handOn(now: number): Read[] {
+    const out: Read[] = [];
+    /** channel:tx of sends whose message.created is held: their other events wait with it. */
+    const heldSends = new Set<string>();
+    for (const r of this.waiting) {
+      if (!r.held) continue;
+      const { e } = r;
+      const noted = e.channel_id && e.seq !== null ? this.ledger.lookup(e.channel_id, Number(e.seq)) : false;
+      const send = `${e.channel_id}:${e.tx_id}`;
+      if (noted === undefined && (e.type === 'message.created' || heldSends.has(send)) && now - r.since < LIVE_GRACE_MS) {
+        if (e.type === 'message.created') heldSends.add(send);
+        continue;
+      }
+      if (noted === undefined && e.type === 'message.created') this.metrics.heldTooLong.inc();
+      r.held = false;
+      if (noted !== true) out.push(r);
+    }
+    let done = 0;
+    while (done < this.waiting.length && !this.waiting[done]!.held) done++;
+    const behind = this.waiting[done - 1];
+    if (behind) this.cursor.advance({ txId: behind.e.tx_id, position: Number(behind.e.position) });
+    this.waiting = this.waiting.slice(done);
+    return out;
+  }
+
+  /** LivePublish's sink: a send this instance committed, to the sockets now (the log's publisher skips it). */
+  publishLive(m: LiveMessage): boolean {
+    if (!this.gateway.server) return false;
+    const { shadowed: _, ...view } = m.view;
+    const rendered = new Map<string, MessageView>([[view.id, view]]);
+    const audience: Audience = m.shadowed
+      ? { except: [], only: m.authorId ? [userRoom(m.authorId)] : [] }
+      : { except: m.blockerIds.map(userRoom) };
+    for (const e of m.events) this.emit(e, this.envelopes.one(e, rendered) ?? undefined, audience, rendered);
+    this.metrics.liveSends.inc();
+    return true;
+  }
+
+  private async publish(reads: Read[]): Promise<void> {
     const io = this.gateway.server;
-    if (!io) return;
-    for (const e of events) if (e.type === 'user.banned') this.banned(e);
-    const relevant = inSeqOrder(events.filter((e) => e.channel_id || isUserScoped(e)));
-    if (!relevant.length) return;
+    if (!io || !reads.length) return;
+    for (const { e } of reads) if (e.type === 'user.banned') this.banned(e);
+    const relevant = reads.filter(({ e }) => e.channel_id || isUserScoped(e));
+    const audience = new Map(relevant.map((r) => [r.e, r.audience]));
+    const ordered = inSeqOrder(relevant.map((r) => r.e));
+    if (!ordered.length) return;
     const byWorkspace = new Map<string, StoredEvent[]>();
-    for (const e of relevant) byWorkspace.set(e.workspace_id, [...(byWorkspace.get(e.workspace_id) ?? []), e]);
+    for (const e of ordered) byWorkspace.set(e.workspace_id, [...(byWorkspace.get(e.workspace_id) ?? []), e]);
     for (const group of byWorkspace.values()) {
       const envelopes = await this.envelopes.build(group, null);
-      group.forEach((e, i) => this.emit(e, envelopes[i] ?? undefined, audience));
+      group.forEach((e, i) => this.emit(e, envelopes[i] ?? undefined, audience.get(e) ?? EVERYONE));
     }
   }
 
@@ -209,7 +295,7 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     if (p.channel_id === null && !p.shadow) this.gateway.server.in(userRoom(p.user.id)).disconnectSockets(true);
   }
 
-  private emit(e: StoredEvent, env: Envelope | undefined, audience: Audience): void {
+  private emit(e: StoredEvent, env: Envelope | undefined, audience: Audience, rendered?: Map<string, MessageView>): void {
     const io = this.gateway.server;
     if (!e.channel_id) {
       // user-scoped: only the audience's own sockets, on every instance (through the adapter); never
@@ -231,20 +317,18 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     }
     if (env) {
       this.metrics.publishLag.observe((Date.now() - e.created_at.getTime()) / 1000);
-      const messageId = messageIdOf(e) ?? '';
-      const only = audience.shadowed.get(messageId);
+      const { only, except } = audience;
       if (only) {
         if (only.length) (io.to(only).emit as (n: ServerEventName, e: Envelope) => boolean)(env.type as ServerEventName, env);
         return;
       }
-      const except = audience.blockers.get(messageId) ?? [];
       const target = except.length ? io.to(room).except(except) : io.to(room);
       (target.emit as (n: ServerEventName, e: Envelope) => boolean)(env.type as ServerEventName, env);
       if (e.type === 'member.left' && p.user_id) {
         (io.to(userRoom(p.user_id)).except(room).emit as (n: ServerEventName, e: Envelope) => boolean)(env.type as ServerEventName, env);
       }
       if (e.type === 'message.mentioned' && p.mentions?.length) {
-        void this.notifyMentions(e, except);
+        void this.notifyMentions(e, except, rendered);
       }
     }
     if (e.type === 'member.left' && p.user_id) io.in(userRoom(p.user_id)).socketsLeave(room);
@@ -252,9 +336,9 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
   }
 
   /** notification.mention goes to each mentioned user's own room, with the message. */
-  private async notifyMentions(e: StoredEvent, blockerRooms: string[]): Promise<void> {
+  private async notifyMentions(e: StoredEvent, blockerRooms: string[], rendered?: Map<string, MessageView>): Promise<void> {
     const p = e.payload as { message_id: string; mentions: { user_id: string }[] };
-    const message = (await this.envelopes.messages(e.workspace_id, [p.message_id], null)).get(p.message_id);
+    const message = (rendered ?? (await this.envelopes.messages(e.workspace_id, [p.message_id], null))).get(p.message_id);
     if (!message) return;
     const rooms = p.mentions.map((x) => userRoom(x.user_id)).filter((r) => !blockerRooms.includes(r));
     if (!rooms.length) return;
