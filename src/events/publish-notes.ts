@@ -12,13 +12,16 @@ export interface PublishNote {
   live: boolean;
 }
 
-/** Notes are kept this long: past a takeover's replay (the saved cursor lags at most ~1 s) with a wide margin. */
-const KEEP_MS = 60_000;
-/** And at most this many seqs (a burst of sends past it only costs repeats on a leader takeover). */
-const MAX_KEPT = 500_000;
+/**
+ * Notes are kept this long: well past a takeover's replay (the saved cursor lags the publisher by at
+ * most ~1.5 s, and a new leader takes over within a second).
+ */
+const KEEP_MS = 30_000;
+/** And at most this many seqs (~20 MB; a burst past it only costs repeats on a leader takeover). */
+const MAX_KEPT = 200_000;
 
 /**
- * The notes of the last minute, from this instance's commits and (through EventNotifier) the other
+ * The notes of the last half minute, from this instance's commits and (through EventNotifier) the other
  * instances': the realtime publisher consults it for every channel event it reads, and publishes only
  * what no instance published live. Every instance keeps it, so a new leader skips what was published
  * before it took over.
