@@ -7,6 +7,7 @@ import { LogTail, LogTailPart, PartResult, PassInfo, PassStatement } from '../ev
 import type { BanPayload, StoredEvent } from '../events/event-types';
 import { SavedCursor } from '../events/saved-cursor';
 import { LeaderLease, Leadership } from '../infra/database/leadership';
+import { RedisService } from '../infra/redis/redis.module';
 import { Metrics } from '../ops/metrics';
 import type { MessageView } from '../messages/message-view.service';
 import { messageIdOf, EnvelopeBuilder } from './envelopes';
@@ -109,6 +110,8 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
   /** Read events from the first one still held, in log order (the saved cursor stays before them). */
   private waiting: Read[] = [];
   private detachLive?: () => void;
+  /** After Redis came back, sends go through the log until then (what it still holds goes out first, in order). */
+  private liveAfter = 0;
 
   constructor(
     private readonly reader: EventLogReader,
@@ -120,6 +123,7 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     private readonly metrics: Metrics,
     private readonly live: LivePublish,
     private readonly ledger: PublishLedger,
+    private readonly redis: RedisService,
   ) {
     this.cursor = new SavedCursor(db, 'realtime');
     this.lease = leadership.lease('realtime-publisher', (leading) => this.leading(leading));
@@ -128,6 +132,11 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
   onApplicationBootstrap(): void {
     this.registered = true;
     this.detachLive = this.live.attach((m) => this.publishLive(m));
+    let connected = this.redis.ready;
+    this.redis.client?.on('ready', () => {
+      if (connected) this.liveAfter = Date.now() + 2 * LIVE_GRACE_MS;
+      connected = true;
+    });
     this.tail.register(this);
     this.lease.start();
   }
@@ -228,24 +237,27 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
 
   /**
    * Decides each waiting event: what an instance published live is done; what it left to the log, and
-   * every other event, is handed on now; a message.created with no note yet (and its send's other
-   * events) waits for one, LIVE_GRACE_MS at most. The saved cursor moves to the last event before the
-   * first one still held, so a new leader reads that one again.
+   * every other event, is handed on now; a message.created with no note yet waits for one,
+   * LIVE_GRACE_MS at most, and the later events of its channel wait behind it (a channel's events go
+   * out in order). The saved cursor moves to the last event before the first one still held, so a new
+   * leader reads that one again.
    */
   private handOn(now: number): Read[] {
     const out: Read[] = [];
-    /** channel:tx of sends whose message.created is held: their other events wait with it. */
-    const heldSends = new Set<string>();
+    /** Channels with an event still held: their later events wait behind it. */
+    const blocked = new Set<string>();
     for (const r of this.waiting) {
       if (!r.held) continue;
       const { e } = r;
+      if (e.channel_id && blocked.has(e.channel_id)) continue;
       const noted = e.channel_id && e.seq !== null ? this.ledger.lookup(e.channel_id, Number(e.seq)) : false;
-      const send = `${e.channel_id}:${e.tx_id}`;
-      if (noted === undefined && (e.type === 'message.created' || heldSends.has(send)) && now - r.since < LIVE_GRACE_MS) {
-        if (e.type === 'message.created') heldSends.add(send);
-        continue;
+      if (noted === undefined && e.type === 'message.created') {
+        if (now - r.since < LIVE_GRACE_MS) {
+          blocked.add(e.channel_id!);
+          continue;
+        }
+        this.metrics.heldTooLong.inc();
       }
-      if (noted === undefined && e.type === 'message.created') this.metrics.heldTooLong.inc();
       r.held = false;
       if (noted !== true) out.push(r);
     }
@@ -259,7 +271,10 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
 
   /** LivePublish's sink: a send this instance committed, to the sockets now (the log's publisher skips it). */
   publishLive(m: LiveMessage): boolean {
-    if (!this.gateway.server) return false;
+    // with Redis away (or just back) the notes of other instances' sends were lost and the log's
+    // publisher holds them for a while: a live emit would overtake them. Leave sends to the publisher,
+    // which keeps each channel in order, until what it holds has gone out.
+    if (!this.gateway.server || (this.redis.enabled && (!this.redis.ready || Date.now() < this.liveAfter))) return false;
     const { shadowed: _, ...view } = m.view;
     const rendered = new Map<string, MessageView>([[view.id, view]]);
     const audience: Audience = m.shadowed
