@@ -35,8 +35,9 @@ import { API_KEY, API_SECRET, authHeader, BENCH_REDIS_URL, freePort, loadAverage
  * push = push jobs; request = the rest (the REST requests). A BEGIN/COMMIT pair is the followers' for
  * each follower transaction (FOLLOWER_TRANSACTION), the request path's otherwise.
  *
- * `npx ts-node --transpile-only bench/followers.ts [--main=label:path/to/dist/main.js ...] [--sizes=25000,1000000] [--write]`
- * (default: MAIN, i.e. dist/main.js or BENCH_MAIN; `npm run build` first). Environment: BENCH_PG_BIN
+ * `npx ts-node --transpile-only bench/followers.ts [--main=label:path/to/dist/main.js ...] [--sizes=25000,1000000] [--idle-only] [--write]`
+ * (default: MAIN, i.e. dist/main.js or BENCH_MAIN; `npm run build` first). `--idle-only` skips the two
+ * send windows (the warm-up still sends, so the passes' prepared statement has its generic plan). Environment: BENCH_PG_BIN
  * (default /usr/lib/postgresql/15/bin), BENCH_REDIS_URL, BENCH_DURATION_SECONDS (10), BENCH_IDLE_SECONDS (10).
  */
 const PG_BIN = process.env.BENCH_PG_BIN ?? '/usr/lib/postgresql/15/bin';
@@ -415,8 +416,8 @@ interface SizeResult {
   size: number;
   seedSeconds: number;
   idle: Window;
-  own: Window;
-  shared: Window;
+  own?: Window;
+  shared?: Window;
 }
 
 interface BuildResult {
@@ -425,7 +426,7 @@ interface BuildResult {
   sizes: SizeResult[];
 }
 
-async function benchBuild(cluster: Cluster, label: string, main: string, sizes: number[], verbose: boolean): Promise<BuildResult> {
+async function benchBuild(cluster: Cluster, label: string, main: string, sizes: number[], verbose: boolean, idleOnly: boolean): Promise<BuildResult> {
   const db = `followers_${label.replace(/\W/g, '_')}_${randomBytes(3).toString('hex')}`;
   await sql(cluster.url('postgres'), `CREATE DATABASE "${db}"`);
   const url = cluster.url(db);
@@ -504,6 +505,10 @@ async function benchBuild(cluster: Cluster, label: string, main: string, sizes: 
           (ids) => lags(url, rx, ids),
         );
       };
+      if (idleOnly) {
+        results.push({ size: Number(n), seedSeconds, idle });
+        continue;
+      }
       const ownW = await window(own);
       log(`16 → 16: ${fmtSend(ownW)}`);
       if (verbose) dumpTop(ownW);
@@ -555,6 +560,7 @@ function section(results: BuildResult[], started: Date, loadBefore: string, load
         ['16 → 16', s.own],
         ['16 → 1', s.shared],
       ] as const) {
+        if (!w) continue;
         const n = w.sends;
         rows.push(
           `| ${b.label} | ${s.size.toLocaleString('en-US')} | ${name} | ${Math.round(n / SEND_SECONDS)} | **${f2(per(w.followerCalls, n))}** | ${f2(per(w.counts.ms.follower, n))} | ${f2(per(w.counts.calls.render, n))} | ${f2(per(w.counts.calls.delivery, n))} | ${f2(per(w.counts.calls.push, n))} | ${f1(per(w.serverCpuMs, n))} / ${f1(per(w.pgCpuMs, n))} | ${w.lag ? w.lag.relay.map(f1).join(' / ') : '–'} | ${w.lag ? w.lag.webhook.map(f1).join(' / ') : '–'} |`,
@@ -610,13 +616,14 @@ async function main(): Promise<void> {
   if (!builds.length) builds.push({ label: 'this build', main: MAIN });
   const sizes = (argv.find((a) => a.startsWith('--sizes='))?.slice(8) ?? '25000,1000000').split(',').map(Number);
   const verbose = argv.includes('--verbose');
+  const idleOnly = argv.includes('--idle-only');
   const started = new Date();
   const loadBefore = loadAverage();
   process.stdout.write(`machine: ${machine()}; load ${loadBefore}\n`);
   const cluster = await startCluster();
   const results: BuildResult[] = [];
   try {
-    for (const b of builds) results.push(await benchBuild(cluster, b.label, b.main, sizes, verbose));
+    for (const b of builds) results.push(await benchBuild(cluster, b.label, b.main, sizes, verbose, idleOnly));
   } finally {
     await cluster.stop();
   }

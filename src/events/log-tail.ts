@@ -75,7 +75,13 @@ export interface PassInfo {
 /**
  * The statement of one pass over `parts`: the settled bound, the log's newest position (a backward
  * probe of its primary key, for the followers' lag), whether committed events are held behind a
- * running transaction, and each active part's output (json) in a column of its own.
+ * running transaction (a range probe of the (tx_id, position) index from the bound on), and each
+ * active part's output (json) in a column of its own. Every read of `events` in it must be such an
+ * index probe, bounded by a range on (tx_id, position) or taken from one end of an index with LIMIT 1,
+ * so that a pass costs O(new events) however many old ones the table keeps
+ * (test/events/follower-plans.int-spec.ts checks the plans). Write a probe for "is there a row after X"
+ * as an ordered LIMIT 1 scalar subquery, not EXISTS: the planner drops an EXISTS's ORDER BY and plans
+ * it for an early first match, which on a large log can be a walk of another index or of the table.
  */
 export function composePass(parts: LogTailPart[]): { text: string; params: unknown[]; outputs: { part: LogTailPart; column: string }[] } {
   const q = new PassStatement();
@@ -91,7 +97,7 @@ export function composePass(parts: LogTailPart[]): { text: string; params: unkno
   const text = `${FOLLOWER_TAG}
 WITH log_bound AS MATERIALIZED (SELECT ${SETTLED_BOUND_IN_STATEMENT} AS bound)${q.ctes.length ? `,\n${q.ctes.join(',\n')}` : ''}
 SELECT log_bound.bound::text AS bound, (SELECT max(e.position) FROM events e) AS head,
-       COALESCE((SELECT e.tx_id FROM events e ORDER BY e.tx_id DESC, e.position DESC LIMIT 1) >= log_bound.bound, false) AS held${select.map((s) => `,\n       ${s}`).join('')}
+       (SELECT e.tx_id FROM events e WHERE e.tx_id >= log_bound.bound ORDER BY e.tx_id, e.position LIMIT 1) IS NOT NULL AS held${select.map((s) => `,\n       ${s}`).join('')}
   FROM log_bound`;
   return { text, params: q.params, outputs };
 }
@@ -106,7 +112,7 @@ interface PassRow {
 /**
  * Follows the event log for every reader in this process with one statement per pass: the settled
  * bound (SETTLED_BOUND_IN_STATEMENT), whether committed events wait behind a running transaction
- * (a backward probe of the (tx_id, position) index), and each part's CTEs (each an index range scan
+ * (a probe of the (tx_id, position) index from the bound on), and each part's CTEs (each an index range scan
  * after its cursor, below the bound, LIMIT its batch). A pass costs O(new events), whatever the size
  * of the table.
  *

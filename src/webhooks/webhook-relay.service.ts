@@ -80,11 +80,17 @@ export class WebhookRelay implements LogTailPart {
   build(q: PassStatement): string | null {
     if (!this.started) return null;
     const bound = q.bound;
+    // whether a settled event follows the cursor: the first event after it, in log order, as an ordered
+    // LIMIT 1 probe of (tx_id, position). Not EXISTS: the planner drops the ORDER BY of an EXISTS and
+    // plans it for its first match, which it expects early; on a large log it then took
+    // events_workspace_order with no workspace to bound it, or could take a sequential scan, walking
+    // every old event. Only the (tx_id, position) index gives this order, so the range is its Index Cond.
     q.cte(
       'wh_cur',
       `SELECT c.tx_id, c.position FROM event_relay_cursors c
         WHERE c.name = '${RELAY}'
-          AND EXISTS (SELECT 1 FROM events e WHERE (e.tx_id, e.position) > (c.tx_id, c.position) AND e.tx_id < ${bound})
+          AND (SELECT e.tx_id FROM events e WHERE (e.tx_id, e.position) > (c.tx_id, c.position) AND e.tx_id < ${bound}
+                ORDER BY e.tx_id, e.position LIMIT 1) IS NOT NULL
         FOR UPDATE SKIP LOCKED`,
     );
     // the cursor as scalar subqueries, so the range is an index condition (a join would scan)
