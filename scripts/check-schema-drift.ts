@@ -12,7 +12,10 @@
  *    uniqueness, WHERE), unique constraint, CHECK, foreign key (columns, ON DELETE, deferrability),
  *    primary key column order and generated column is built the way TypeORM would build it, under a
  *    throwaway name in a transaction that is rolled back, and compared with PostgreSQL's own text of
- *    the original.
+ *    the original;
+ * 5. the functions agree with src/database/functions: each file's function has its file's text
+ *    (`pg_get_functiondef` of what the file creates, in a transaction rolled back, against the
+ *    database's), and every function of the schema (not an extension's) has a file.
  *
  * Exits 1 listing every difference. The database is dropped at the end.
  */
@@ -30,9 +33,10 @@ import {
   TableUnique,
 } from 'typeorm';
 import { openDatabase, runMigrations, type DatabaseHandle } from '../src/infra/database/data-source.factory';
+import { functionDrift, loadFunctionFiles } from '../src/infra/database/schema-functions';
 
-/** Tables that are TypeORM's own, not the schema's. */
-const TYPEORM_TABLES = new Set(['migrations', 'typeorm_metadata']);
+/** Tables that are TypeORM's own or the function step's (schema-functions.ts), not the schema's. */
+const TYPEORM_TABLES = new Set(['migrations', 'typeorm_metadata', 'schema_functions']);
 
 async function main(): Promise<void> {
   const embedded = process.argv.includes('--embedded');
@@ -49,7 +53,7 @@ async function main(): Promise<void> {
       url.pathname = `/${dbName}`;
       handle = await openDatabase({ databaseUrl: url.toString(), dataDir: '', poolSize: 2 });
     }
-    const migrations = await runMigrations(handle);
+    const { migrations } = await runMigrations(handle);
     const ds = handle.dataSource;
     const entities = ds.entityMetadatas.filter((m) => m.tableType === 'regular');
 
@@ -61,16 +65,26 @@ async function main(): Promise<void> {
     }
     problems.push(...(await coverage(ds, entities)));
     const compared = await compareDefinitions(ds, entities, problems);
+    const files = loadFunctionFiles();
+    const qr = ds.createQueryRunner();
+    try {
+      problems.push(...(await functionDrift(qr, files)));
+    } finally {
+      await qr.release();
+    }
 
     const where = embedded ? 'embedded PGlite' : `PostgreSQL (${dbName})`;
     if (problems.length) {
-      process.stderr.write(`Schema drift on ${where}: the entities and the migrations disagree.\n`);
+      process.stderr.write(
+        `Schema drift on ${where}: the entities, the migrations and the function files disagree.\n`,
+      );
       for (const p of problems) process.stderr.write(`- ${p}\n`);
       process.exitCode = 1;
     } else {
       process.stdout.write(
         `Schema check on ${where}: ${migrations} migrations, ${entities.length} entities for as many tables, ` +
-          `TypeORM's diff is empty; ${compared} definitions TypeORM does not compare agree.\n`,
+          `TypeORM's diff is empty; ${compared} definitions TypeORM does not compare agree; ` +
+          `${files.length} functions have their file's text and no function lacks a file.\n`,
       );
     }
   } finally {

@@ -177,7 +177,10 @@ async function migrate(config: AppConfig, p: Parsed, io: CliIo): Promise<number>
   onlyFlags(p, []);
   if (p.positional.length) throw new UsageError(`unexpected argument "${p.positional[0]}"`);
   const ran = await withDatabase(config, (handle) => runMigrations(handle));
-  io.out(`${ran} migration(s) applied (${config.embedded ? `embedded database in ${config.SERVICE_DATA_DIR}` : 'PostgreSQL'})\n`);
+  const functions = ran.functions.length ? `, function(s) ${ran.functions.join(', ')} (re)created` : '';
+  io.out(
+    `${ran.migrations} migration(s) applied${functions} (${config.embedded ? `embedded database in ${config.SERVICE_DATA_DIR}` : 'PostgreSQL'})\n`,
+  );
   return EXIT.ok;
 }
 

@@ -3,6 +3,14 @@ import type { EntityManager } from 'typeorm';
 const ORDERED = 'chat:orderedChannels';
 
 /**
+ * A channel's order lock is `pg_advisory_xact_lock(hashtextextended(<channel id as text>, 7243))`.
+ * chat_send_message (src/database/functions/chat_send_message.sql) takes the same lock itself, with
+ * the seed written out rather than through a helper function, so the send path makes no extra call;
+ * channel-order.spec.ts holds the two to the same key.
+ */
+export const CHANNEL_ORDER_LOCK_SEED = 7243;
+
+/**
  * Serialises the writers of a channel so that their transaction ids follow the order in which they
  * take the channel's next `seq`. The log is read in transaction-id order; a row lock alone would not
  * do, because `SELECT … FOR UPDATE` assigns the transaction id *before* it waits, so a writer that
@@ -20,7 +28,7 @@ export async function orderChannelWrites(m: EntityManager, channelIds: string[])
   // count(*) makes the subquery take every lock, in order
   const rows: { xid: string | null }[] = await m.query(
     `SELECT pg_current_xact_id_if_assigned()::text AS xid,
-            (SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtextextended(id, 7243))
+            (SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtextextended(id, ${CHANNEL_ORDER_LOCK_SEED}))
                                      FROM unnest($1::text[]) WITH ORDINALITY AS t(id, n) ORDER BY n) l) AS locked`,
     [ids],
   );

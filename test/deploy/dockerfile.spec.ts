@@ -96,6 +96,21 @@ describe('docker/Dockerfile', () => {
     expect(fromBuild).toEqual(['/app/dist ./dist']);
   });
 
+  it('dist/ carries the SQL function files the service applies at start-up (nest-cli.json assets)', () => {
+    const build = byStage.get('build')!;
+    const copies = build.filter((i) => i.getKeyword() === 'COPY').map(text);
+    expect(copies).toContain('src ./src');
+    expect(copies.some((c) => c.split(/\s+/).includes('nest-cli.json'))).toBe(true);
+    const nest = JSON.parse(readFileSync(join(ROOT, 'nest-cli.json'), 'utf8')) as {
+      sourceRoot: string;
+      compilerOptions: { assets?: ({ include: string } | string)[] };
+    };
+    const assets = (nest.compilerOptions.assets ?? []).map((a) => (typeof a === 'string' ? a : a.include));
+    expect(nest.sourceRoot).toBe('src');
+    expect(assets).toContain('database/functions/*.sql');
+    expect(readdirSync(join(ROOT, 'src/database/functions')).filter((f) => f.endsWith('.sql')).length).toBeGreaterThan(0);
+  });
+
   it('runs under tini, as a numeric non-root user, node dist/main.js', () => {
     const last = (kw: string) => runtime.filter((i) => i.getKeyword() === kw).pop();
     expect(

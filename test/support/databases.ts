@@ -1,7 +1,8 @@
 import { Client } from 'pg';
-import { randomBytes } from 'crypto';
+import { createHash, randomBytes } from 'crypto';
 import { openDatabase, runMigrations } from '../../src/infra/database/data-source.factory';
 import { MIGRATIONS } from '../../src/database/migrations';
+import { loadFunctionFiles } from '../../src/infra/database/schema-functions';
 
 export const ADMIN_DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -10,10 +11,17 @@ export function isIntegration(): boolean {
   return process.env.TEST_MODE === 'integration';
 }
 
-/** The template's name changes with the migration list, so a stale template is never reused. */
+/**
+ * The template's name changes with the migration list and the function files, so a stale template is
+ * never reused (a clone would re-apply a changed file at start-up anyway, but every clone would).
+ */
 export function templateName(): string {
   const last = MIGRATIONS[MIGRATIONS.length - 1]!.name;
-  return `chat_tpl_${MIGRATIONS.length}_${last.replace(/\D/g, '').slice(-8)}`;
+  const functions = createHash('sha256')
+    .update(loadFunctionFiles().map((f) => `${f.name}:${f.checksum}`).join('\n'))
+    .digest('hex')
+    .slice(0, 8);
+  return `chat_tpl_${MIGRATIONS.length}_${last.replace(/\D/g, '').slice(-8)}_${functions}`;
 }
 
 function urlFor(db: string): string {

@@ -1,42 +1,8 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 import { SEND_MESSAGE_WITH_SHADOW } from './1763691000000-bans';
 
-const COLUMNS = `(id, workspace_id, channel_id, user_id, sender_key, type, content, attachment_url,
-                                     attachment, parent_id, idempotency_key, created_at, channel_no, sender_no,
-                                     thread_id, show_in_channel, metadata, shadowed)`;
-const VALUES = `(v_id, p_workspace, p_channel, p_user, p_sender_key, p_type, p_content, p_attachment_url,
-                p_attachment, p_parent, p_idempotency_key, v_created, v_channel_no, v_sender_no,
-                p_thread, CASE WHEN p_thread IS NOT NULL THEN v_in_channel END, p_metadata, v_shadowed)`;
-
-/** The insert of migration 1763691000000's chat_send_message. */
-const INSERT_BEFORE = `INSERT INTO messages AS msg ${COLUMNS}
-        VALUES ${VALUES}
-        ON CONFLICT ON CONSTRAINT messages_idempotency DO NOTHING
-        RETURNING msg.id INTO v_id;`;
-
-/**
- * Without a key no insert can conflict: a plain INSERT, without the speculative insertion (arbiter
- * probe, insertion token, confirmation record) that ON CONFLICT costs. With one, the conflict is
- * arbitrated by the partial index.
- */
-const INSERT_LEAN = `IF p_idempotency_key IS NULL THEN
-          INSERT INTO messages ${COLUMNS}
-          VALUES ${VALUES};
-        ELSE
-          INSERT INTO messages AS msg ${COLUMNS}
-          VALUES ${VALUES}
-          ON CONFLICT (workspace_id, sender_key, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-          RETURNING msg.id INTO v_id;
-        END IF;`;
-
-if (!SEND_MESSAGE_WITH_SHADOW.includes(INSERT_BEFORE))
-  throw new Error('chat_send_message of migration 1763691000000: its message insert was not found');
-
-/** chat_send_message with the same signature and answers; only the message insert differs. */
-export const SEND_MESSAGE_LEAN = SEND_MESSAGE_WITH_SHADOW.replace(
-  'CREATE FUNCTION',
-  'CREATE OR REPLACE FUNCTION',
-).replace(INSERT_BEFORE, INSERT_LEAN);
+const SIGNATURE =
+  'chat_send_message(uuid, uuid, uuid, text, text, text, text, jsonb, uuid, text, uuid[], uuid, boolean, jsonb, boolean, boolean, uuid[], text[], jsonb[])';
 
 /**
  * Less work per message insert, the same rules (issue 10):
@@ -52,8 +18,11 @@ export const SEND_MESSAGE_LEAN = SEND_MESSAGE_WITH_SHADOW.replace(
  *   channel row the send already holds, keeps the deletes as they were (a workspace's deletion
  *   cascades to its channels and from them to their messages), and states a rule the old pair did not:
  *   a message's workspace is its channel's workspace.
- * - chat_send_message inserts a message without a key with a plain INSERT (no ON CONFLICT), and one
- *   with a key through the partial index.
+ * - chat_send_message inserts a message without a key with a plain INSERT (no ON CONFLICT, so without
+ *   the speculative insertion it costs), and one with a key through the partial index. Its text is
+ *   src/database/functions/chat_send_message.sql, applied after the migrations (runMigrations): this
+ *   migration first shipped it as migration 1763691000000's text with the insert replaced, and the
+ *   databases it ran on have that text; the file then states it (byte for byte) and is what changes it.
  * - `events` keeps its workspace key: workspace events have no channel, so nothing else implies it.
  */
 export class LeanMessageWrites1763691071000 implements MigrationInterface {
@@ -73,11 +42,12 @@ export class LeanMessageWrites1763691071000 implements MigrationInterface {
       `CREATE UNIQUE INDEX messages_idempotency ON messages (workspace_id, sender_key, idempotency_key)
          WHERE idempotency_key IS NOT NULL`,
     );
-    await q.query(SEND_MESSAGE_LEAN);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(SEND_MESSAGE_LEAN.replace(INSERT_LEAN, INSERT_BEFORE));
+    // the function of migration 1763691000000, whose ON CONFLICT names the constraint restored below
+    await q.query(`DROP FUNCTION ${SIGNATURE}`);
+    await q.query(SEND_MESSAGE_WITH_SHADOW);
     await q.query(`DROP INDEX messages_idempotency`);
     await q.query(
       `ALTER TABLE messages ADD CONSTRAINT messages_idempotency UNIQUE (workspace_id, sender_key, idempotency_key)`,

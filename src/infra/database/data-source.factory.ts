@@ -6,6 +6,7 @@ import { MIGRATIONS } from '../../database/migrations';
 import { acceptSchemaColumnTypes } from '../../database/column-types';
 import { ENTITIES } from '../../database/entities';
 import { lockDataDir } from './data-dir-lock';
+import { applySchemaFunctions, loadFunctionFiles } from './schema-functions';
 
 // COUNT(*) and bigint sequence numbers come back as strings by default; every bigint here is
 // far below 2^53 (per-channel seq, counters), so numbers are the honest type.
@@ -106,15 +107,42 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandl
   return { dataSource, embedded: true, closeEngine, dump: () => pglite.dumpDataDir('none') };
 }
 
-/** Runs pending migrations; on PostgreSQL under an advisory lock so instances starting together take turns. */
-export async function runMigrations(handle: DatabaseHandle): Promise<number> {
+export interface MigrationResult {
+  /** Migrations run. */
+  migrations: number;
+  /** Functions (src/database/functions) created or replaced because their file is new or changed. */
+  functions: string[];
+}
+
+/**
+ * Runs pending migrations, then applies the SQL function files that changed (schema-functions.ts); on
+ * PostgreSQL both under one advisory lock, so instances starting together take turns and the second
+ * finds everything applied. `functionsDir` (tests) reads the files from elsewhere.
+ */
+export async function runMigrations(
+  handle: DatabaseHandle,
+  opts: { functionsDir?: string } = {},
+): Promise<MigrationResult> {
   const { dataSource } = handle;
-  if (handle.embedded) return (await dataSource.runMigrations({ transaction: 'each' })).length;
+  // read before anything runs: a build without its .sql files fails here, not half-migrated
+  const files = loadFunctionFiles(opts.functionsDir);
+  if (handle.embedded) {
+    // one process holds the data directory (lockDataDir): nothing to take turns with. PGlite has one
+    // connection, so the runner for the functions takes it only once the migrations gave it back
+    const migrations = (await dataSource.runMigrations({ transaction: 'each' })).length;
+    const runner = dataSource.createQueryRunner();
+    try {
+      return { migrations, functions: await applySchemaFunctions(runner, files) };
+    } finally {
+      await runner.release();
+    }
+  }
   const lock = dataSource.createQueryRunner();
   await lock.connect();
   try {
     await lock.query('SELECT pg_advisory_lock(7243001)');
-    return (await dataSource.runMigrations({ transaction: 'each' })).length;
+    const migrations = (await dataSource.runMigrations({ transaction: 'each' })).length;
+    return { migrations, functions: await applySchemaFunctions(lock, files) };
   } finally {
     await lock.query('SELECT pg_advisory_unlock(7243001)').catch(() => undefined);
     await lock.release();

@@ -34,7 +34,8 @@ class DatabaseLifecycle implements OnApplicationShutdown {
         });
         const ran = await runMigrations(handle);
         logger.log(
-          `${handle.embedded ? 'embedded PGlite' : 'PostgreSQL'} ready, ${ran} migration(s) applied`,
+          `${handle.embedded ? 'embedded PGlite' : 'PostgreSQL'} ready, ${ran.migrations} migration(s) applied` +
+            (ran.functions.length ? `, function(s) ${ran.functions.join(', ')} (re)created` : ''),
         );
         return handle;
       },

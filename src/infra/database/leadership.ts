@@ -94,5 +94,5 @@ export class LeaderLease {
   }
 }
 
-/** The lock of a role, in a key space of its own (channel order locks hash channel ids with seed 7243). */
+/** The lock of a role, in a key space of its own (channel order locks hash channel ids with seed 7243: CHANNEL_ORDER_LOCK_SEED). */
 const LOCK_KEY = `hashtextextended('leader:' || $1::text, 7244)`;

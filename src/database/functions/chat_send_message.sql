@@ -1,0 +1,152 @@
+-- Sends one message under its channel's lock: checks, seq, counters, thread, mentions and events in one
+-- call (src/channels/channel-writes.ts). Its lock key is the one src/events/channel-order.ts takes.
+CREATE OR REPLACE FUNCTION chat_send_message(p_channel uuid, p_workspace uuid, p_user uuid, p_sender_key text, p_type text, p_content text, p_attachment_url text, p_attachment jsonb, p_parent uuid, p_idempotency_key text, p_mentions uuid[], p_thread uuid, p_show_in_channel boolean, p_metadata jsonb, p_by_user boolean, p_shadowed boolean, p_event_ids uuid[], p_event_types text[], p_payloads jsonb[])
+ RETURNS TABLE(outcome text, message_id uuid, created_at text, first_seq bigint, retry_after_ms bigint)
+ LANGUAGE plpgsql
+AS $function$
+      DECLARE
+        v_id uuid;
+        v_created timestamptz;
+        v_iso text;
+        v_seq bigint;
+        v_n integer := coalesce(cardinality(p_event_ids), 0);
+        v_in_channel boolean := p_thread IS NULL OR coalesce(p_show_in_channel, false);
+        -- a shadowed message is shown (to its author and the backend) but counted nowhere
+        v_shadowed boolean := coalesce(p_shadowed, false);
+        v_counted boolean := v_in_channel AND NOT v_shadowed;
+        v_channel_no bigint;
+        v_sender_no bigint;
+        v_us bigint;
+        v_thread jsonb;
+        v_reply_count integer;
+        v_participants uuid[];
+        v_frozen boolean;
+        v_slow integer;
+        v_role text;
+        v_last_sent timestamptz;
+      BEGIN
+        PERFORM pg_advisory_xact_lock(hashtextextended(p_channel::text, 7243));
+        -- reads only until the insert succeeds: a replay or a refusal writes nothing
+        SELECT c.message_count + 1, c.frozen, c.slow_mode_seconds INTO v_channel_no, v_frozen, v_slow
+          FROM channels c WHERE c.id = p_channel AND c.workspace_id = p_workspace;
+        IF NOT FOUND THEN
+          RETURN QUERY SELECT 'gone'::text, NULL::uuid, NULL::text, NULL::bigint, NULL::bigint;
+          RETURN;
+        END IF;
+        IF p_user IS NOT NULL THEN
+          SELECT cm.sent_count + 1, cm.role, cm.last_sent_at INTO v_sender_no, v_role, v_last_sent
+            FROM channel_members cm WHERE cm.channel_id = p_channel AND cm.user_id = p_user;
+          IF NOT FOUND THEN
+            RETURN QUERY SELECT 'not_member'::text, NULL::uuid, NULL::text, NULL::bigint, NULL::bigint;
+            RETURN;
+          END IF;
+        END IF;
+        -- a user's own send (not a backend's, not a system message): the channel controls, under the lock
+        IF p_by_user THEN
+          IF v_frozen THEN
+            RETURN QUERY SELECT 'frozen'::text, NULL::uuid, NULL::text, NULL::bigint, NULL::bigint;
+            RETURN;
+          END IF;
+          IF v_slow > 0 AND v_role IS DISTINCT FROM 'admin' AND v_last_sent IS NOT NULL
+             AND v_last_sent > clock_timestamp() - make_interval(secs => v_slow) THEN
+            RETURN QUERY SELECT 'slow_mode'::text, NULL::uuid, NULL::text, NULL::bigint,
+              ceil(extract(epoch FROM v_last_sent + make_interval(secs => v_slow) - clock_timestamp()) * 1000)::bigint;
+            RETURN;
+          END IF;
+        END IF;
+        IF p_thread IS NOT NULL THEN
+          PERFORM 1 FROM messages r WHERE r.id = p_thread AND r.channel_id = p_channel AND r.thread_id IS NULL;
+          IF NOT FOUND THEN
+            RETURN QUERY SELECT 'no_root'::text, NULL::uuid, NULL::text, NULL::bigint, NULL::bigint;
+            RETURN;
+          END IF;
+        END IF;
+        IF NOT v_counted THEN
+          v_channel_no := NULL;
+          v_sender_no := NULL;
+        END IF;
+
+        -- the id is a UUIDv7 of the stored instant with its microseconds in the sub-millisecond bits, made
+        -- under the lock: within a channel, id order is created_at order, so (created_at, id) never disagree
+        v_created := clock_timestamp();
+        v_us := (extract(epoch FROM v_created) * 1000000)::bigint;
+        v_id := encode(int8send(((v_us / 1000) << 16) | 28672 | (v_us % 1000))
+                       || substring(uuid_send(gen_random_uuid()) FROM 9 FOR 8), 'hex')::uuid;
+        IF p_idempotency_key IS NULL THEN
+          INSERT INTO messages (id, workspace_id, channel_id, user_id, sender_key, type, content, attachment_url,
+                                     attachment, parent_id, idempotency_key, created_at, channel_no, sender_no,
+                                     thread_id, show_in_channel, metadata, shadowed)
+          VALUES (v_id, p_workspace, p_channel, p_user, p_sender_key, p_type, p_content, p_attachment_url,
+                p_attachment, p_parent, p_idempotency_key, v_created, v_channel_no, v_sender_no,
+                p_thread, CASE WHEN p_thread IS NOT NULL THEN v_in_channel END, p_metadata, v_shadowed);
+        ELSE
+          INSERT INTO messages AS msg (id, workspace_id, channel_id, user_id, sender_key, type, content, attachment_url,
+                                     attachment, parent_id, idempotency_key, created_at, channel_no, sender_no,
+                                     thread_id, show_in_channel, metadata, shadowed)
+          VALUES (v_id, p_workspace, p_channel, p_user, p_sender_key, p_type, p_content, p_attachment_url,
+                p_attachment, p_parent, p_idempotency_key, v_created, v_channel_no, v_sender_no,
+                p_thread, CASE WHEN p_thread IS NOT NULL THEN v_in_channel END, p_metadata, v_shadowed)
+          ON CONFLICT (workspace_id, sender_key, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+          RETURNING msg.id INTO v_id;
+        END IF;
+        IF v_id IS NULL THEN
+          RETURN QUERY SELECT 'replay'::text, x.id, NULL::text, NULL::bigint, NULL::bigint FROM messages x
+            WHERE x.workspace_id = p_workspace AND x.sender_key = p_sender_key AND x.idempotency_key = p_idempotency_key;
+          RETURN;
+        END IF;
+
+        IF v_counted THEN
+          UPDATE channels c SET last_seq = c.last_seq + v_n, message_count = v_channel_no,
+                                last_message_at = GREATEST(c.last_message_at, v_created)
+           WHERE c.id = p_channel
+          RETURNING c.last_seq INTO v_seq;
+          IF p_user IS NOT NULL THEN
+            UPDATE channel_members cm SET sent_count = v_sender_no,
+                   last_sent_at = CASE WHEN p_by_user THEN v_created ELSE cm.last_sent_at END
+             WHERE cm.channel_id = p_channel AND cm.user_id = p_user;
+          END IF;
+        ELSE
+          UPDATE channels c SET last_seq = c.last_seq + v_n WHERE c.id = p_channel RETURNING c.last_seq INTO v_seq;
+          IF p_by_user THEN
+            UPDATE channel_members cm SET last_sent_at = v_created WHERE cm.channel_id = p_channel AND cm.user_id = p_user;
+          END IF;
+        END IF;
+
+        v_iso := to_char(v_created AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+        IF p_thread IS NOT NULL AND NOT v_shadowed THEN
+          INSERT INTO message_threads AS t (root_id, channel_id, reply_count, last_reply_at, participants)
+          VALUES (p_thread, p_channel, 1, v_created, CASE WHEN p_user IS NULL THEN '{}'::uuid[] ELSE ARRAY[p_user] END)
+          ON CONFLICT (root_id) DO UPDATE
+            SET reply_count = t.reply_count + 1, last_reply_at = v_created,
+                participants = CASE WHEN p_user IS NULL OR p_user = ANY(t.participants) OR cardinality(t.participants) >= 10
+                                    THEN t.participants ELSE t.participants || p_user END
+          RETURNING t.reply_count, t.participants INTO v_reply_count, v_participants;
+          v_thread := jsonb_build_object(
+            'reply_count', v_reply_count,
+            'last_reply_at', v_iso,
+            'thread_participants', (SELECT coalesce(jsonb_agg(jsonb_build_object('id', u.id, 'external_id', u.external_id, 'name', u.name) ORDER BY x.ord), '[]'::jsonb)
+                                      FROM unnest(v_participants) WITH ORDINALITY AS x(id, ord) JOIN users u ON u.id = x.id));
+        END IF;
+
+        IF cardinality(p_mentions) > 0 AND NOT v_shadowed THEN
+          INSERT INTO message_mentions (message_id, user_id, channel_id, position, created_at)
+          SELECT v_id, x.user_id, p_channel, x.ord::smallint, v_created
+            FROM unnest(p_mentions) WITH ORDINALITY AS x(user_id, ord)
+          ON CONFLICT DO NOTHING;
+        END IF;
+
+        IF v_n > 0 THEN
+          INSERT INTO events (id, workspace_id, channel_id, seq, type, payload)
+          SELECT e.id, p_workspace, p_channel, v_seq - v_n + e.ord, e.type,
+                 CASE WHEN e.type = 'thread.updated'
+                      THEN jsonb_set(e.payload, '{message}', (e.payload->'message') || coalesce(v_thread, '{}'::jsonb))
+                      WHEN e.payload ? 'message'
+                      THEN jsonb_set(jsonb_set(e.payload, '{message,id}', to_jsonb(v_id)), '{message,created_at}', to_jsonb(v_iso))
+                      WHEN e.payload ? 'message_id' THEN jsonb_set(e.payload, '{message_id}', to_jsonb(v_id))
+                      ELSE e.payload END
+            FROM unnest(p_event_ids, p_event_types, p_payloads) WITH ORDINALITY AS e(id, type, payload, ord);
+        END IF;
+
+        RETURN QUERY SELECT 'sent'::text, v_id, v_iso, v_seq - v_n + 1, NULL::bigint;
+      END
+      $function$;
