@@ -418,6 +418,23 @@ export interface RedisServer {
   stop: () => Promise<void>;
 }
 
+/**
+ * Commands Redis has run so far, by command (INFO commandstats), for the commands per request of a run.
+ * A private server counts the service's commands only (the floors use no Redis); the INFO itself is one.
+ */
+export async function redisCommandCounts(url: string): Promise<Map<string, number>> {
+  const r = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await r.connect();
+    const info = await r.info('commandstats');
+    const counts = new Map<string, number>();
+    for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) counts.set(m[1]!, Number(m[2]));
+    return counts;
+  } finally {
+    r.disconnect();
+  }
+}
+
 /** A private redis-server on a free port (no persistence); the machine's Redis with a key prefix if there is no redis-server. */
 export async function startRedis(fallbackUrl: string): Promise<RedisServer> {
   const bin = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find((b) => existsSync(b));
