@@ -87,11 +87,9 @@ interface Line {
  * root counters only the log has).
  *
  * Per channel, this instance publishes its sends in seq order: a send that commits while an earlier
- * send of the same channel is still in flight here waits for it (HOLD_MS at most). A send can still
- * overtake an earlier event of its channel that the log's publisher sends (a reaction, an edit), or a
- * send of another instance; the client sees a jump and fills it from /v1/channels/:id/events, as
- * after any gap. Membership changes move sockets when they commit (noteRoomMove), so a send right
- * after one reaches the right members.
+ * send of the same channel is still in flight here waits for it (one statement's time), so a client
+ * sees seq rise unless two instances write one channel at the same moment (then it sees a jump and
+ * fills it from /v1/channels/:id/events, as after any gap).
  */
 @Injectable()
 export class LivePublish implements EntitySubscriberInterface, OnModuleInit {
