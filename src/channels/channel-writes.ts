@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { WorkspacePrincipal } from '../common/auth/principal';
 import { AppError } from '../common/errors/app-error';
@@ -7,7 +7,7 @@ import { orderChannelWrites } from '../events/channel-order';
 import { EventLogService } from '../events/event-log.service';
 import { HAS_EVENTS, PUBLISH_NOTES } from '../events/event-notifier';
 import type { DomainEventMap, DomainEventType, StoredEvent } from '../events/event-types';
-import { LiveMessage, LivePublish, noteRoomMove } from '../events/live-publish';
+import { LiveMessage, LivePublish } from '../events/live-publish';
 import type { PublishNote } from '../events/publish-notes';
 import { prepared } from '../infra/database/prepared';
 import { CHANNEL_COLUMNS, ChannelRow } from './channels.repository';
@@ -145,8 +145,6 @@ export type LiveRender = (sent: Sent, stored: StoredEvent[]) => LiveMessage | nu
  */
 @Injectable()
 export class ChannelWrites {
-  private readonly logger = new Logger('ChannelWrites');
-
   constructor(
     private readonly db: DataSource,
     private readonly events: EventLogService,
@@ -371,11 +369,9 @@ export class ChannelWrites {
     let live: LiveMessage | null = null;
     try {
       live = render(out, storedEvents(ctx, out, events, ids));
-    } catch (e) {
-      // the message is stored: the answer stands, and the log's publisher sends it
-      this.logger.warn(`rendering a committed send for its live publish: ${String(e)}`);
+    } finally {
+      this.live.committed(token, channelId, out.first_seq, events.length, live);
     }
-    this.live.committed(token, channelId, out.first_seq, events.length, live);
     return out;
   }
 }
@@ -408,7 +404,6 @@ export class ChannelWriteSession {
       payload,
       audience,
     });
-    noteRoomMove(this.m, this.channel.id, type, audience, payload);
   }
 
   /** Appends several channel events in one statement, in order (the channel's next seqs). */

@@ -1,4 +1,3 @@
-import type { DataSource } from 'typeorm';
 import type { EventNotifier } from './event-notifier';
 import { LiveMessage, LivePublish } from './live-publish';
 import type { PublishNote } from './publish-notes';
@@ -9,8 +8,8 @@ const msg = (seq: number) => ({ channelId: 'c', events: [{ seq }] }) as unknown 
 function setup(sinkUp = true) {
   const notes: PublishNote[] = [];
   const published: number[] = [];
-  const live = new LivePublish({ committed: (n: PublishNote[]) => notes.push(...n) } as unknown as EventNotifier, {} as DataSource);
-  if (sinkUp) live.attach({ send: (m) => (published.push(Number(m.events[0]!.seq)), true), move: () => undefined });
+  const live = new LivePublish({ committed: (n: PublishNote[]) => notes.push(...n) } as unknown as EventNotifier);
+  if (sinkUp) live.attach((m) => (published.push(Number(m.events[0]!.seq)), true));
   return { live, notes, published };
 }
 
@@ -79,23 +78,10 @@ describe('LivePublish', () => {
     ]);
   });
 
-  it('a send that waits for one stuck in flight goes out after a short hold', async () => {
-    const { live, published } = setup();
-    live.reserve('c'); // never comes back
-    const b = live.reserve('c');
-    live.committed(b, 'c', 8, 1, msg(8));
-    expect(published).toEqual([]);
-    await new Promise((r) => setTimeout(r, 120));
-    expect(published).toEqual([8]);
-  });
-
   it('a sink that throws leaves the send to the log', () => {
     const { live, notes } = setup(false);
-    live.attach({
-      send: () => {
-        throw new Error('boom');
-      },
-      move: () => undefined,
+    live.attach(() => {
+      throw new Error('boom');
     });
     const a = live.reserve('c');
     live.committed(a, 'c', 9, 1, msg(9));

@@ -1,5 +1,4 @@
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { DataSource, EntitySubscriberInterface, EntityManager, TransactionCommitEvent } from 'typeorm';
+import { Injectable, Logger } from '@nestjs/common';
 import type { MessageView } from '../messages/message-view.service';
 import { EventNotifier } from './event-notifier';
 import type { StoredEvent } from './event-types';
@@ -21,46 +20,11 @@ export interface LiveMessage {
   blockerIds: string[];
 }
 
-/** Sockets of users to move into or out of a channel's room. */
-export interface RoomMove {
-  channelId: string;
-  join: string[];
-  leave: string[];
-}
-
-/** The realtime side of this instance. */
-export interface LiveSink {
-  /** Publishes a committed send to the sockets; false when it could not (no realtime server, Redis away). */
-  send(m: LiveMessage): boolean;
-  /** Moves sockets between rooms (on every instance, through the adapter). */
-  move(moves: RoomMove[]): void;
-}
-
-/** A transaction's RoomMoves (queryRunner.data), made when it commits. */
-const ROOM_MOVES = 'chat:roomMoves';
-
-/**
- * Records, in the session's transaction, the room moves a membership event implies, made as soon as it
- * commits (LivePublish), so a send published live right after it already reaches (or no longer reaches)
- * the member. A deleted channel's room is emptied by the log's publisher after `channel.deleted`.
- */
-export function noteRoomMove(m: EntityManager, channelId: string, type: string, audience: string[] | undefined, payload: unknown): void {
-  const join = type === 'channel.created' || type === 'member.joined' ? (audience ?? []) : [];
-  const left = type === 'member.left' ? (payload as { user_id?: string }).user_id : undefined;
-  if ((!join.length && !left) || !m.queryRunner) return;
-  const data = m.queryRunner.data as Record<string, unknown>;
-  const moves = ((data[ROOM_MOVES] as RoomMove[] | undefined) ??= []);
-  moves.push({ channelId, join, leave: left ? [left] : [] });
-}
+/** Publishes a committed send to the sockets; false when it could not (no realtime server here). */
+export type LiveSink = (m: LiveMessage) => boolean;
 
 /** Channels whose line (last seq published) is kept while idle. */
 const MAX_LINES = 10_000;
-
-/**
- * A send that committed behind another one still in flight waits at most this long for it (a statement
- * stuck on a lock or a lost connection), then goes out anyway.
- */
-const HOLD_MS = 50;
 
 interface Held {
   first: number;
@@ -75,8 +39,6 @@ interface Line {
   held: Held[];
   /** The last seq published here, while the line lives. */
   last: number | undefined;
-  /** Flushes the line anyway when a held send waited HOLD_MS. */
-  timer?: NodeJS.Timeout;
 }
 
 /**
@@ -92,33 +54,13 @@ interface Line {
  * fills it from /v1/channels/:id/events, as after any gap).
  */
 @Injectable()
-export class LivePublish implements EntitySubscriberInterface, OnModuleInit {
+export class LivePublish {
   private readonly logger = new Logger('LivePublish');
   private sink: LiveSink | null = null;
   private readonly lines = new Map<string, Line>();
   private token = 0;
 
-  constructor(
-    private readonly notifier: EventNotifier,
-    private readonly db: DataSource,
-  ) {}
-
-  onModuleInit(): void {
-    this.db.subscribers.push(this);
-  }
-
-  /** A transaction with membership events committed: its room moves, now (noteRoomMove). */
-  afterTransactionCommit(event: TransactionCommitEvent): void {
-    const data = event.queryRunner.data as Record<string, unknown>;
-    const moves = data[ROOM_MOVES] as RoomMove[] | undefined;
-    if (!moves?.length) return;
-    data[ROOM_MOVES] = undefined;
-    try {
-      this.sink?.move(moves);
-    } catch (e) {
-      this.logger.warn(`moving sockets after a membership change: ${String(e)}`);
-    }
-  }
+  constructor(private readonly notifier: EventNotifier) {}
 
   /** The realtime publisher of this instance; returns the detach. */
   attach(sink: LiveSink): () => void {
@@ -161,24 +103,14 @@ export class LivePublish implements EntitySubscriberInterface, OnModuleInit {
     return line;
   }
 
-  private flush(channelId: string, line: Line, force = false): void {
+  private flush(channelId: string, line: Line): void {
     line.held.sort((a, b) => a.first - b.first);
     const notes: PublishNote[] = [];
     for (let h = line.held[0]; h; h = line.held[0]) {
-      if (!force && h.waitFor.size && (line.last === undefined || h.first !== line.last + 1)) break;
+      if (h.waitFor.size && (line.last === undefined || h.first !== line.last + 1)) break;
       line.held.shift();
       notes.push({ channel: channelId, first: h.first, count: h.count, live: this.publish(h.message) });
       line.last = h.first + h.count - 1;
-    }
-    if (line.held.length && !line.timer) {
-      line.timer = setTimeout(() => {
-        line.timer = undefined;
-        this.flush(channelId, line, true);
-      }, HOLD_MS);
-      line.timer.unref();
-    } else if (!line.held.length && line.timer) {
-      clearTimeout(line.timer);
-      line.timer = undefined;
     }
     if (this.lines.size > MAX_LINES) this.forgetIdle();
     if (notes.length) this.notifier.committed(notes);
@@ -192,7 +124,7 @@ export class LivePublish implements EntitySubscriberInterface, OnModuleInit {
   private publish(m: LiveMessage | null): boolean {
     if (!m || !this.sink) return false;
     try {
-      return this.sink.send(m);
+      return this.sink(m);
     } catch (e) {
       this.logger.warn(`publishing a send live: ${String(e)}`);
       return false;

@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { encodeLogCursor, EVENT_COLUMNS, EventLogReader, LogCursor } from '../events/event-log.reader';
-import { LiveMessage, LivePublish, RoomMove } from '../events/live-publish';
+import { LiveMessage, LivePublish } from '../events/live-publish';
 import { PublishLedger } from '../events/publish-notes';
 import { LogTail, LogTailPart, PartResult, PassInfo, PassStatement } from '../events/log-tail';
 import type { BanPayload, StoredEvent } from '../events/event-types';
@@ -110,7 +110,6 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
   /** Read events from the first one still held, in log order (the saved cursor stays before them). */
   private waiting: Read[] = [];
   private detachLive?: () => void;
-  private stopWatchingRedis?: () => void;
   /** After Redis came back, sends go through the log until then (what it still holds goes out first, in order). */
   private liveAfter = 0;
 
@@ -132,14 +131,12 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
 
   onApplicationBootstrap(): void {
     this.registered = true;
-    this.detachLive = this.live.attach({ send: (m) => this.publishLive(m), move: (moves) => this.moveRooms(moves) });
+    this.detachLive = this.live.attach((m) => this.publishLive(m));
     let connected = this.redis.ready;
-    const ready = () => {
+    this.redis.client?.on('ready', () => {
       if (connected) this.liveAfter = Date.now() + 2 * LIVE_GRACE_MS;
       connected = true;
-    };
-    this.redis.client?.on('ready', ready);
-    this.stopWatchingRedis = () => this.redis.client?.off('ready', ready);
+    });
     this.tail.register(this);
     this.lease.start();
   }
@@ -149,7 +146,6 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     if (!this.registered) return;
     this.registered = false;
     this.detachLive?.();
-    this.stopWatchingRedis?.();
     await this.tail.unregister(this);
     if (this.lease.isLeader) await this.cursor.flush().catch((e: unknown) => this.logger.warn(`saving the cursor: ${String(e)}`));
     await this.lease.stop();
@@ -227,9 +223,6 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     const shadowed = new Map<string, string[]>();
     for (const r of out.shadowed ?? []) shadowed.set(r.message_id, r.user_id ? [userRoom(r.user_id)] : []);
     const now = Date.now();
-    // what this pass decides is kept only once its emits went out: if rendering fails, the next pass
-    // reads the same events again and the saved cursor has not moved past them
-    const before = { readAt: this.readAt, waiting: this.waiting.map((r) => ({ ...r })) };
     for (const e of events) {
       const id = messageIdOf(e) ?? '';
       const only = shadowed.get(id);
@@ -237,15 +230,7 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     }
     const last = events[events.length - 1];
     if (last) this.readAt = { txId: last.tx_id, position: Number(last.position) };
-    const { out: ready, behind } = this.handOn(now);
-    try {
-      await this.publish(ready);
-    } catch (e) {
-      this.readAt = before.readAt;
-      this.waiting = before.waiting;
-      throw e;
-    }
-    if (behind) this.cursor.advance(behind);
+    await this.publish(this.handOn(now));
     for (const e of events) this.metrics.events.labels(e.type).inc();
     return { events: events.length, more: events.length >= BATCH };
   }
@@ -254,10 +239,10 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
    * Decides each waiting event: what an instance published live is done; what it left to the log, and
    * every other event, is handed on now; a message.created with no note yet waits for one,
    * LIVE_GRACE_MS at most, and the later events of its channel wait behind it (a channel's events go
-   * out in order). `behind` is the last event before the first one still held: the saved cursor moves
-   * there once the emits went out, so a new leader reads the held ones again.
+   * out in order). The saved cursor moves to the last event before the first one still held, so a new
+   * leader reads that one again.
    */
-  private handOn(now: number): { out: Read[]; behind: LogCursor | null } {
+  private handOn(now: number): Read[] {
     const out: Read[] = [];
     /** Channels with an event still held: their later events wait behind it. */
     const blocked = new Set<string>();
@@ -278,9 +263,10 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     }
     let done = 0;
     while (done < this.waiting.length && !this.waiting[done]!.held) done++;
-    const last = this.waiting[done - 1];
+    const behind = this.waiting[done - 1];
+    if (behind) this.cursor.advance({ txId: behind.e.tx_id, position: Number(behind.e.position) });
     this.waiting = this.waiting.slice(done);
-    return { out, behind: last ? { txId: last.e.tx_id, position: Number(last.e.position) } : null };
+    return out;
   }
 
   /** LivePublish's sink: a send this instance committed, to the sockets now (the log's publisher skips it). */
@@ -297,27 +283,6 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     for (const e of m.events) this.emit(e, this.envelopes.one(e, rendered) ?? undefined, audience, rendered);
     this.metrics.liveSends.inc();
     return true;
-  }
-
-  /**
-   * LivePublish's room moves, made when a membership change commits (on every instance, through the
-   * adapter), so a send published live right after it reaches the new member and no longer the one who
-   * left. The log's publisher makes them again with the events (a repeat changes nothing).
-   */
-  moveRooms(moves: RoomMove[]): void {
-    const io = this.gateway.server;
-    if (!io) return;
-    for (const { channelId, join, leave } of moves) {
-      const room = channelRoom(channelId);
-      for (const u of join) {
-        io.local.in(userRoom(u)).socketsJoin(room);
-        io.in(userRoom(u)).socketsJoin(room);
-      }
-      for (const u of leave) {
-        io.local.in(userRoom(u)).socketsLeave(room);
-        io.in(userRoom(u)).socketsLeave(room);
-      }
-    }
   }
 
   private async publish(reads: Read[]): Promise<void> {
