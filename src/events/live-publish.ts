@@ -49,9 +49,10 @@ interface Line {
  * root counters only the log has).
  *
  * Per channel, this instance publishes its sends in seq order: a send that commits while an earlier
- * send of the same channel is still in flight here waits for it (one statement's time), so a client
- * sees seq rise unless two instances write one channel at the same moment (then it sees a jump and
- * fills it from /v1/channels/:id/events, as after any gap).
+ * send of the same channel is still in flight here waits for it (one statement's time). A send can
+ * still overtake an earlier event of its channel that the log's publisher sends (a reaction, an
+ * edit, a membership change) or a send of another instance; the client sees a jump and fills it from
+ * /v1/channels/:id/events, as after any gap.
  */
 @Injectable()
 export class LivePublish {
