@@ -57,6 +57,47 @@ const VARIANTS: Variant[] = [
     on: ['DROP INDEX events_created_at', 'CREATE INDEX events_created_at ON events USING brin (created_at)'],
     off: ['DROP INDEX events_created_at', 'CREATE INDEX events_created_at ON events (created_at)'],
   },
+  {
+    // what indexing search off the commit path would save the send: no document, no GIN entries
+    name: 'no-search-doc',
+    on: ['DROP INDEX messages_search', 'ALTER TABLE messages DROP COLUMN search_doc'],
+    off: [
+      `ALTER TABLE messages ADD COLUMN search_doc tsvector GENERATED ALWAYS AS (CASE WHEN deleted_at IS NULL
+         THEN search_document(content) || array_to_tsvector(ARRAY['#' || channel_id::text]) END) STORED`,
+      'CREATE INDEX messages_search ON messages USING gin (search_doc) WITH (fastupdate = off)',
+    ],
+  },
+  {
+    // an event row with two indexes (order and channel seq) instead of six
+    name: 'two-event-indexes',
+    on: [
+      'DROP INDEX events_created_at',
+      'DROP INDEX events_workspace_order',
+      'ALTER TABLE events DROP CONSTRAINT events_id_key',
+      'DROP INDEX events_tx_order',
+    ],
+    off: [
+      'CREATE INDEX events_created_at ON events (created_at)',
+      'CREATE INDEX events_workspace_order ON events (workspace_id, tx_id, position)',
+      'ALTER TABLE events ADD CONSTRAINT events_id_key UNIQUE (id)',
+      'CREATE INDEX events_tx_order ON events (tx_id, position)',
+    ],
+  },
+  {
+    // the row locks and SPI probes of the message's and the event's foreign keys
+    name: 'no-send-fks',
+    on: [
+      'ALTER TABLE messages DROP CONSTRAINT messages_user_id_fkey',
+      'ALTER TABLE messages DROP CONSTRAINT messages_channel_workspace_fkey',
+      'ALTER TABLE events DROP CONSTRAINT events_workspace_id_fkey',
+    ],
+    off: [
+      'ALTER TABLE messages ADD CONSTRAINT messages_user_id_fkey FOREIGN KEY (user_id) REFERENCES users (id) ON DELETE SET NULL',
+      `ALTER TABLE messages ADD CONSTRAINT messages_channel_workspace_fkey FOREIGN KEY (channel_id, workspace_id)
+         REFERENCES channels (id, workspace_id) ON DELETE CASCADE`,
+      'ALTER TABLE events ADD CONSTRAINT events_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES workspaces (id) ON DELETE CASCADE',
+    ],
+  },
 ];
 
 function flag(name: string, fallback: string): string {
