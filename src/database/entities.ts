@@ -18,6 +18,7 @@ import { Mute } from '../mutes/mute.entity';
 import { MessagePin } from '../pins/message-pin.entity';
 import { Device } from '../push/device.entity';
 import { Reaction } from '../reactions/reaction.entity';
+import { MessageSearch } from '../search/message-search.entity';
 import { User } from '../users/user.entity';
 import { WebhookAttempt } from '../webhooks/webhook-attempt.entity';
 import { WebhookDelivery } from '../webhooks/webhook-delivery.entity';
@@ -44,6 +45,7 @@ export const ENTITIES = [
   MessageMention,
   MessageThread,
   MessageGap,
+  MessageSearch,
   MessagePin,
   Reaction,
   Block,

@@ -3,13 +3,6 @@ import { Channel } from '../channels/channel.entity';
 import { User } from '../users/user.entity';
 
 /**
- * `search_doc`'s expression (migration 1763690400000), as recorded in `typeorm_metadata` by migration
- * 1763691050000: TypeORM compares a generated column through that record, not through PostgreSQL's text.
- */
-export const MESSAGE_SEARCH_DOC_EXPRESSION =
-  "CASE WHEN deleted_at IS NULL THEN search_document(content) || array_to_tsvector(ARRAY['#' || channel_id::text]) END";
-
-/**
  * `messages`. Sends go through chat_send_message (a PL/pgSQL function of the migrations), which assigns
  * the id, created_at and the counters under the channel's order lock; no code inserts through TypeORM.
  */
@@ -31,8 +24,6 @@ export const MESSAGE_SEARCH_DOC_EXPRESSION =
 @Index('messages_user_channel', { synchronize: false })
 // (thread_id, created_at, id) INCLUDE (user_id) WHERE thread_id IS NOT NULL: TypeORM cannot state INCLUDE
 @Index('messages_thread', { synchronize: false })
-// GIN (search_doc) WITH (fastupdate = off): TypeORM cannot state an index method or storage parameters
-@Index('messages_search', { synchronize: false })
 export class Message {
   @PrimaryColumn('uuid', { primaryKeyConstraintName: 'messages_pkey' })
   id!: string;
@@ -103,17 +94,11 @@ export class Message {
   @Column('timestamptz', { name: 'deleted_at', nullable: true })
   deletedAt!: Date | null;
 
-  // a stored generated column calling the migrations' search_document(): never written, never read back
-  @Column({
-    type: 'tsvector',
-    name: 'search_doc',
-    nullable: true,
-    generatedType: 'STORED',
-    asExpression: MESSAGE_SEARCH_DOC_EXPRESSION,
-    select: false,
-    insert: false,
-    update: false,
-  })
+  /**
+   * The search document before migration 1763691090000 (now in message_search): no longer written nor
+   * indexed, kept one release for the previous release's instances during a rolling deploy.
+   */
+  @Column({ type: 'tsvector', name: 'search_doc', nullable: true, select: false, insert: false, update: false })
   searchDoc?: string | null;
 
   /** The message's ordinal in the channel's conversation; null if it is not counted there. */

@@ -112,28 +112,43 @@ export class MessagesRepository {
     );
   }
 
-  /** New content, and new metadata when given ({} clears it). */
+  /**
+   * New content, and new metadata when given ({} clears it). The search document is rewritten in the
+   * same statement (message_search, migration 1763691090000): the indexer only fills in missing ones.
+   */
   async edit(m: EntityManager, id: string, content: string, metadata?: Record<string, unknown>): Promise<void> {
     await m.query(
-      `UPDATE messages SET content = $2, edited_at = clock_timestamp(),
-              metadata = CASE WHEN $3 THEN nullif($4::jsonb, '{}'::jsonb) ELSE metadata END
-        WHERE id = $1`,
+      `WITH edited AS (
+         UPDATE messages SET content = $2, edited_at = clock_timestamp(),
+                metadata = CASE WHEN $3 THEN nullif($4::jsonb, '{}'::jsonb) ELSE metadata END
+          WHERE id = $1
+         RETURNING id, content, channel_id, deleted_at)
+       INSERT INTO message_search (message_id, channel_id, doc)
+       SELECT id, channel_id, chat_search_doc(content, channel_id) FROM edited WHERE deleted_at IS NULL
+       ON CONFLICT (message_id) DO UPDATE SET doc = excluded.doc`,
       [id, content, metadata !== undefined, metadata === undefined ? null : JSON.stringify(metadata)],
     );
   }
 
   /**
    * Blanks content, attachment and metadata and stamps deleted_at; `forgetAuthor` also clears user_id
-   * (an erasure's anonymize, in the same row version). Answers each message's deleted_at.
+   * (an erasure's anonymize, in the same row version). The search document becomes NULL in the same
+   * statement (a row is written if the indexer had not reached the message, so it cannot index the old
+   * text later). Answers each message's deleted_at.
    */
   async unsend(m: EntityManager, ids: string[], forgetAuthor = false): Promise<Map<string, Date>> {
     if (!ids.length) return new Map();
     const found = await rows<{ id: string; deleted_at: Date }>(
       m,
-      `UPDATE messages SET content = '', attachment_url = NULL, attachment = NULL, metadata = NULL,
-              deleted_at = clock_timestamp(), user_id = CASE WHEN $2 THEN NULL ELSE user_id END
-        WHERE id = ANY($1::uuid[])
-       RETURNING id, deleted_at`,
+      `WITH unsent AS (
+         UPDATE messages SET content = '', attachment_url = NULL, attachment = NULL, metadata = NULL,
+                deleted_at = clock_timestamp(), user_id = CASE WHEN $2 THEN NULL ELSE user_id END
+          WHERE id = ANY($1::uuid[])
+         RETURNING id, channel_id, deleted_at),
+       unindexed AS (
+         INSERT INTO message_search (message_id, channel_id, doc) SELECT id, channel_id, NULL FROM unsent
+         ON CONFLICT (message_id) DO UPDATE SET doc = NULL)
+       SELECT id, deleted_at FROM unsent`,
       [ids, forgetAuthor],
     );
     return new Map(found.map((r) => [r.id, r.deleted_at]));

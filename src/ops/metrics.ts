@@ -12,7 +12,7 @@ export const SEND_TYPES = ['regular', 'reply', 'system'] as const;
 /** `rejected`: a rule refused it (membership, mute, ban, frozen, rate, slow mode, moderation); `invalid`: the request itself (400, 404, 413, 415); `failed`: the server (5xx). */
 export const SEND_OUTCOMES = ['created', 'replayed', 'rejected', 'invalid', 'failed'] as const;
 export const TRANSPORTS = ['rest', 'socket'] as const;
-export const FOLLOWERS = ['realtime', 'webhooks', 'push'] as const;
+export const FOLLOWERS = ['realtime', 'webhooks', 'push', 'search'] as const;
 export const WEBHOOK_OUTCOMES = ['succeeded', 'failed', 'retry', 'permanently_failed'] as const;
 export const PUSH_OUTCOMES = ['sent', 'failed', 'invalid_token'] as const;
 /**

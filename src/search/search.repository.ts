@@ -5,6 +5,7 @@ import type { MessageType } from '../messages/message-view.service';
 import type { Instant } from '../common/rfc3339';
 import type { SearchToken } from './search-tsquery';
 import { shadowedFrom } from '../messages/visibility';
+import { SEARCH_CURSOR } from './search-indexer';
 
 /** Where to look: one channel, a user's channels, or (a backend key) the whole workspace. */
 export type SearchScope =
@@ -59,7 +60,13 @@ export interface SearchPrep {
   blocked: string[] | null;
 }
 
-/** Every query carries the workspace id; the search index is `messages.search_doc` (migration 1763690400000). */
+/**
+ * The newest messages not yet indexed that a search computes documents for (the indexer keeps this a
+ * handful; after an outage of it longer than this, older unindexed ones are found once it caught up).
+ */
+const UNINDEXED_MAX = 10_000;
+
+/** Every query carries the workspace id; the search index is `message_search` (migration 1763691090000). */
 @Injectable()
 export class SearchRepository {
   /**
@@ -84,27 +91,35 @@ export class SearchRepository {
 
   /**
    * One page of matches, best first: relevance (ts_rank, a float4 compared exactly through its text),
-   * then created_at and id descending, after the cursor. Every match is ranked before the page is cut;
-   * the GIN index on search_doc finds them. Within a channel the query also names the channel's own
-   * lexeme, so the index intersects the terms with that channel's postings (docs/SEARCH.md).
+   * then created_at and id descending, after the cursor. Every match is ranked before the page is cut.
+   * The documents are message_search's, which the search indexer writes off the send's path (GIN index
+   * `message_search_doc`; within a channel the query also names the channel's own lexeme, so the index
+   * intersects the terms with that channel's postings, docs/SEARCH.md), and, for the messages whose
+   * `message.created` events lie after the indexer's cursor (committed in the same statement as the
+   * documents), documents computed here: a message is found as soon as its send committed. A message
+   * with a document is matched by it only (an edit or unsend may have written it before the indexer).
    */
   async page(m: EntityManager, q: SearchQuery): Promise<SearchRow[]> {
     const params: unknown[] = [q.workspaceId, q.tsquery];
     const p = (value: unknown) => `$${params.push(value)}`;
-    let match = 'm.search_doc @@ $2::tsquery';
+    let indexed = 'x.doc @@ $2::tsquery';
     const where = ['m.workspace_id = $1', 'm.deleted_at IS NULL'];
     switch (q.scope.kind) {
-      case 'channel':
-        match = `m.search_doc @@ ($2::tsquery && ${p(`'#${q.scope.channelId}'`)}::tsquery)`;
-        where.push(`m.channel_id = ${p(q.scope.channelId)}`);
+      case 'channel': {
+        const channel = p(q.scope.channelId);
+        indexed = `x.channel_id = ${channel} AND x.doc @@ ($2::tsquery && ${p(`'#${q.scope.channelId}'`)}::tsquery)`;
+        where.push(`m.channel_id = ${channel}`);
         break;
-      case 'channels':
-        where.push(`m.channel_id = ANY(${p(q.scope.channelIds)}::uuid[])`);
+      }
+      case 'channels': {
+        const channels = p(q.scope.channelIds);
+        indexed = `x.channel_id = ANY(${channels}::uuid[]) AND x.doc @@ $2::tsquery`;
+        where.push(`m.channel_id = ANY(${channels}::uuid[])`);
         break;
+      }
       case 'workspace':
         break;
     }
-    where.push(match);
     // the blocked authors as one array (fetched with the query's terms), the shadow rule as everywhere else
     if (q.hiddenUserIds.length)
       where.push(`(m.user_id IS NULL OR m.user_id <> ALL(${p(q.hiddenUserIds)}::uuid[]))`);
@@ -132,9 +147,21 @@ export class SearchRepository {
     return m.query(
       `WITH hits AS (
          SELECT s.id, s.rank, s.created_at
-           FROM (SELECT m.id, m.created_at, ts_rank(m.search_doc, $2::tsquery) AS rank
-                   FROM messages m
-                  WHERE ${where.join(' AND ')}) s
+           FROM (SELECT m.id, m.created_at, ts_rank(x.doc, $2::tsquery) AS rank
+                   FROM message_search x JOIN messages m ON m.id = x.message_id
+                  WHERE ${indexed} AND ${where.join(' AND ')}
+                 UNION ALL
+                 SELECT m.id, m.created_at, ts_rank(d.doc, $2::tsquery) AS rank
+                   FROM (SELECT (e.payload->'message'->>'id')::uuid AS id
+                           FROM events e
+                          WHERE e.workspace_id = $1 AND e.type = 'message.created'
+                            AND (e.tx_id, e.position) > ((SELECT c.tx_id FROM event_relay_cursors c WHERE c.name = '${SEARCH_CURSOR}'),
+                                                         (SELECT c.position FROM event_relay_cursors c WHERE c.name = '${SEARCH_CURSOR}'))
+                          ORDER BY e.tx_id DESC, e.position DESC LIMIT ${UNINDEXED_MAX}) f
+                   JOIN messages m ON m.id = f.id
+                  CROSS JOIN LATERAL (SELECT chat_search_doc(m.content, m.channel_id) AS doc) d
+                  WHERE d.doc @@ $2::tsquery AND ${where.join(' AND ')}
+                    AND NOT EXISTS (SELECT 1 FROM message_search x WHERE x.message_id = m.id)) s
            ${after}
           ORDER BY s.rank DESC, s.created_at DESC, s.id DESC
           LIMIT ${take})

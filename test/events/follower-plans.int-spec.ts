@@ -17,7 +17,7 @@ import { FakeFcm } from '../push/fcm';
 const OLD_ROWS = Number(process.env.FOLLOWER_PLAN_ROWS ?? 1_000_000);
 const FILLER_WORKSPACE = '00000000-0000-4000-8000-00000000f124';
 /** The parts a process running every role registers (push: with a service account). */
-const EXPECTED_PARTS = ['push', 'realtime', 'webhooks'];
+const EXPECTED_PARTS = ['push', 'realtime', 'search', 'webhooks'];
 /** An idle probe reads a handful of index entries (a few pages); a walk of the old rows reads hundreds of thousands (thousands of pages). */
 const ROWS_BUDGET = 100;
 const PAGES_BUDGET = 100;

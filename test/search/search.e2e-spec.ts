@@ -520,9 +520,10 @@ describe('search (CONTRACT §8)', () => {
   describe('query plans', () => {
     // The repository's own SQL, explained. On a test-sized table a sequential scan is rightly
     // cheapest, so plain scans are priced out: what this guards is that every query shape can use the
-    // messages_search index for a rare word, rather than scanning the channel (docs/SEARCH.md keeps
-    // the plans the planner chooses on a million messages).
-    it('can find a rare word through the messages_search index in every scope', async () => {
+    // message_search_doc index for a rare word, rather than scanning the channel, and reads the
+    // not yet indexed messages through an index of the log (docs/SEARCH.md keeps the plans the
+    // planner chooses on a million messages).
+    it('can find a rare word through the message_search_doc index in every scope', async () => {
       const db = t.app.get(DataSource);
       await db.query(
         `INSERT INTO messages (id, workspace_id, channel_id, user_id, sender_key, type, content, created_at)
@@ -531,7 +532,14 @@ describe('search (CONTRACT §8)', () => {
            FROM generate_series(1, 3000) AS i`,
         [ws.id, ch.id, ana.id],
       );
-      await db.query('ANALYZE messages');
+      // written directly, not sent: their documents as the indexer writes them
+      await db.query(
+        `INSERT INTO message_search (message_id, channel_id, doc)
+         SELECT id, channel_id, chat_search_doc(content, channel_id) FROM messages WHERE channel_id = $1
+         ON CONFLICT (message_id) DO NOTHING`,
+        [ch.id],
+      );
+      await db.query('ANALYZE messages, message_search, events');
       const repo = new SearchRepository();
       const plans: string[] = [];
       await db.transaction(async (m) => {
@@ -562,7 +570,11 @@ describe('search (CONTRACT §8)', () => {
         await repo.page(explain, { ...base, scope: { kind: 'workspace' } });
       });
       expect(plans).toHaveLength(3);
-      for (const plan of plans) expect(plan).toMatch(/Bitmap Index Scan on messages_search\b/);
+      for (const plan of plans) expect(plan).toMatch(/Bitmap Index Scan on message_search_doc\b/);
+      // the log after the indexer's cursor: a range of one of the (…, tx_id, position) indexes
+      for (const plan of plans) expect(plan).toMatch(/Index Scan[^\n]* on events_(workspace|tx)_order\b/);
+      for (const plan of plans) expect(plan).not.toMatch(/on events_(channel_seq|created_at|pkey|id_key)\b/);
+      for (const plan of plans) expect(plan).not.toMatch(/Seq Scan on (messages|message_search|events)\b/);
       for (const plan of plans) expect(plan).not.toMatch(/messages_channel_time/);
       expect(ids(await searchIn(ana.api, 'rareword'))).toHaveLength(3);
     });

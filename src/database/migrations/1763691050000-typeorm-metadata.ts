@@ -8,9 +8,10 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * TypeORM does not read a generated column's expression back from PostgreSQL (whose text it normalizes):
  * it looks it up in `typeorm_metadata`, a table it creates itself, like `migrations`, before running
  * migrations once an entity has a generated column (created here too if missing). The row holds the
- * exact words of the Message entity (MESSAGE_SEARCH_DOC_EXPRESSION), as TypeORM would have written them
+ * exact words of the Message entity of the time, as TypeORM would have written them
  * had it created the column. TypeORM keys the row by database name: in a copy of the database under
  * another name a schema diff sees the expression as changed (update the row's `database` there).
+ * Migration 1763691090000 removes the row with the expression (the column is no longer generated).
  */
 export class TypeormMetadata1763691050000 implements MigrationInterface {
   name = 'TypeormMetadata1763691050000';
