@@ -111,13 +111,15 @@ export class SearchIndexer implements LogTailPart, OnApplicationBootstrap, OnMod
           AND e.tx_id < ${q.bound} AND e.type = 'message.created'
         ORDER BY e.tx_id, e.position LIMIT ${BATCH}`,
     );
+    // per message by its key (OFFSET 0: not flattened into a join the planner could turn into a scan of
+    // messages; the statement keeps a generic plan made while the table was small)
     q.cte(
       'search_ins',
       `INSERT INTO message_search (message_id, channel_id, doc)
        SELECT m.id, m.channel_id, chat_search_doc(m.content, m.channel_id)
-         FROM messages m
-        WHERE m.id IN (SELECT id FROM search_ev) AND m.deleted_at IS NULL
-          FOR KEY SHARE OF m
+         FROM (SELECT DISTINCT id FROM search_ev WHERE id IS NOT NULL) x
+        CROSS JOIN LATERAL (SELECT msg.id, msg.channel_id, msg.content FROM messages msg
+                             WHERE msg.id = x.id AND msg.deleted_at IS NULL OFFSET 0 FOR KEY SHARE) m
        ON CONFLICT (message_id) DO NOTHING`,
     );
     // a full batch: on from its last event; a short one read every message event below the bound, so
