@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { WorkspacePrincipal } from '../common/auth/principal';
 import { AppError } from '../common/errors/app-error';
@@ -145,6 +145,8 @@ export type LiveRender = (sent: Sent, stored: StoredEvent[]) => LiveMessage | nu
  */
 @Injectable()
 export class ChannelWrites {
+  private readonly logger = new Logger('ChannelWrites');
+
   constructor(
     private readonly db: DataSource,
     private readonly events: EventLogService,
@@ -369,9 +371,11 @@ export class ChannelWrites {
     let live: LiveMessage | null = null;
     try {
       live = render(out, storedEvents(ctx, out, events, ids));
-    } finally {
-      this.live.committed(token, channelId, out.first_seq, events.length, live);
+    } catch (e) {
+      // the message is stored: the answer stands, and the log's publisher sends it
+      this.logger.warn(`rendering a committed send for its live publish: ${String(e)}`);
     }
+    this.live.committed(token, channelId, out.first_seq, events.length, live);
     return out;
   }
 }

@@ -223,6 +223,9 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     const shadowed = new Map<string, string[]>();
     for (const r of out.shadowed ?? []) shadowed.set(r.message_id, r.user_id ? [userRoom(r.user_id)] : []);
     const now = Date.now();
+    // what this pass decides is kept only once its emits went out: if they fail, the next pass reads
+    // the same events again, and the saved cursor has not moved past them
+    const before = { readAt: this.readAt, waiting: this.waiting.map((r) => ({ ...r })) };
     for (const e of events) {
       const id = messageIdOf(e) ?? '';
       const only = shadowed.get(id);
@@ -230,7 +233,15 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     }
     const last = events[events.length - 1];
     if (last) this.readAt = { txId: last.tx_id, position: Number(last.position) };
-    await this.publish(this.handOn(now));
+    const { out: ready, behind } = this.handOn(now);
+    try {
+      await this.publish(ready);
+    } catch (e) {
+      this.readAt = before.readAt;
+      this.waiting = before.waiting;
+      throw e;
+    }
+    if (behind) this.cursor.advance(behind);
     for (const e of events) this.metrics.events.labels(e.type).inc();
     return { events: events.length, more: events.length >= BATCH };
   }
@@ -239,10 +250,10 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
    * Decides each waiting event: what an instance published live is done; what it left to the log, and
    * every other event, is handed on now; a message.created with no note yet waits for one,
    * LIVE_GRACE_MS at most, and the later events of its channel wait behind it (a channel's events go
-   * out in order). The saved cursor moves to the last event before the first one still held, so a new
-   * leader reads that one again.
+   * out in order). `behind` is the last event before the first one still held: the saved cursor moves
+   * there once the emits went out, so a new leader reads the held ones again.
    */
-  private handOn(now: number): Read[] {
+  private handOn(now: number): { out: Read[]; behind: LogCursor | null } {
     const out: Read[] = [];
     /** Channels with an event still held: their later events wait behind it. */
     const blocked = new Set<string>();
@@ -263,10 +274,9 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     }
     let done = 0;
     while (done < this.waiting.length && !this.waiting[done]!.held) done++;
-    const behind = this.waiting[done - 1];
-    if (behind) this.cursor.advance({ txId: behind.e.tx_id, position: Number(behind.e.position) });
+    const last = this.waiting[done - 1];
     this.waiting = this.waiting.slice(done);
-    return out;
+    return { out, behind: last ? { txId: last.e.tx_id, position: Number(last.e.position) } : null };
   }
 
   /** LivePublish's sink: a send this instance committed, to the sockets now (the log's publisher skips it). */

@@ -1,5 +1,6 @@
+import { ChannelWrites } from '../../src/channels/channel-writes';
 import { LivePublish } from '../../src/events/live-publish';
-import { LIVE_GRACE_MS } from '../../src/realtime/realtime.publisher';
+import { LIVE_GRACE_MS, RealtimePublisher } from '../../src/realtime/realtime.publisher';
 import { startTestApp, TestApp } from '../support/app';
 import { newWorkspace, TestUser, TestWorkspace } from '../support/fixtures';
 import { closeAllSockets, connectSocket, sleep, TestSocket } from '../support/socket';
@@ -102,5 +103,48 @@ describe('live publish of sends', () => {
       const news = s.events.filter((e) => e.name === 'message.new').map((e) => e.payload.data.id);
       expect(news.sort()).toEqual([lost, after].sort());
     }
+  });
+  it("a committed send whose live render fails is still answered 201, and the log's publisher delivers it once", async () => {
+    const sb = await sock(bo);
+    const writes = t.app.get(ChannelWrites);
+    const send = writes.send.bind(writes);
+    writes.send = (ctx, msg, events) =>
+      send(ctx, msg, events, () => {
+        throw new Error('a rendering bug');
+      });
+    let id: string;
+    try {
+      const res = await ana.api.post(`/v1/channels/${ch.id}/messages`, { content: 'stored, then a render failed' });
+      expect(res.status).toBe(201);
+      id = res.body.id;
+    } finally {
+      writes.send = send;
+    }
+    await settle([sb]);
+    expect(channelEvents(sb).map((e) => e.payload.data.id)).toEqual([id]);
+  });
+
+  it('a publisher pass whose emits fail reads its events again: the socket gets them once, in order', async () => {
+    const sb = await sock(bo);
+    const publisher: { publish: (reads: unknown[]) => Promise<void> } = t.app.get<unknown>(RealtimePublisher) as never;
+    const publish = publisher.publish.bind(publisher);
+    let failures = 0;
+    publisher.publish = async (reads) => {
+      if (reads.length && failures === 0) {
+        failures++;
+        throw new Error('the adapter refused');
+      }
+      return publish(reads);
+    };
+    try {
+      // not sends (published live): channel events only the log's publisher sends
+      for (const name of ['first', 'second']) expect((await ws.api.patch(`/v1/channels/${ch.id}`, { name })).status).toBe(200);
+      await sb.waitFor('channel.updated', (e) => e?.channel_id === ch.id && e?.data?.channel?.name === 'second', 10_000);
+    } finally {
+      publisher.publish = publish;
+    }
+    expect(failures).toBe(1);
+    const names = sb.events.filter((e) => e.name === 'channel.updated' && e.payload?.channel_id === ch.id).map((e) => e.payload.data.channel.name);
+    expect(names).toEqual(['first', 'second']);
   });
 });
