@@ -198,13 +198,14 @@ describe('metrics', () => {
   });
 
   it('reports the lag of every log follower', () => {
-    for (const follower of ['realtime', 'webhooks', 'push']) {
+    for (const follower of ['realtime', 'webhooks', 'push', 'search']) {
       expect(value(after, 'chat_event_follower_lag_events', { follower })).toBeGreaterThanOrEqual(0);
       expect(value(after, 'chat_event_follower_lag_seconds', { follower })).toBeGreaterThanOrEqual(0);
     }
     expect(labelValues(after, 'chat_event_follower_lag_events', 'follower')).toEqual([
       'push',
       'realtime',
+      'search',
       'webhooks',
     ]);
   });
