@@ -2,7 +2,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { XID8 } from '../database/column-types';
 
 /**
- * `event_relay_cursors`: per relay of the event log ('webhooks', 'push', 'realtime'), the last
+ * `event_relay_cursors`: per relay of the event log ('webhooks', 'push', 'realtime', 'search'), the last
  * (tx_id, position) it handled. The relay locks its row, so instances take turns. Rows are seeded by
  * the migrations.
  */

@@ -31,6 +31,29 @@ const SEED = Number(process.env.FUZZ_SEED ?? 11);
 const ONLY = process.env.FUZZ_ONLY;
 const REPLAY_PATH = process.env.FUZZ_PATH;
 
+/**
+ * Every request has its own timeout (raw-http), but a case also awaits the world's set-up; a case that
+ * settles in none of that time ends the run as a NoAnswer naming the case and the set-up still pending,
+ * instead of waiting for the test's half-hour timeout with nothing to show.
+ */
+const CASE_MS = 90_000;
+function withinCase<T>(run: Promise<T>, op: Operation, c: unknown, world: World): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new NoAnswer(
+            `${op.key}: the case did not settle within ${CASE_MS} ms; world set-up pending: ${world.pending().join(', ') || 'none'}\n` +
+              `  case: ${fc.stringify(c).slice(0, 1_500)}`,
+          ),
+        ),
+      CASE_MS,
+    );
+  });
+  return Promise.race([run, late]).finally(() => clearTimeout(timer));
+}
+
 /** A stable seed per operation: adding a route does not change the cases of the others. */
 function seedOf(op: Operation): number {
   let h = 0x811c9dc5;
@@ -83,10 +106,12 @@ describe('fuzzing every route of the OpenAPI document (issue 11)', () => {
         const details = await fc.check(
           fc.asyncProperty(caseOf(op), async (c) => {
             if (stuck) return;
-            const x = await execute(t.baseUrl, world, op, c).catch((err: unknown) => {
-              if (err instanceof NoAnswer) stuck = err.message;
-              throw err;
-            });
+            const x = await withinCase(execute(t.baseUrl, world, op, c), op, c, world).catch(
+              (err: unknown) => {
+                if (err instanceof NoAnswer) stuck = err.message;
+                throw err;
+              },
+            );
             statuses.set(x.response.status, (statuses.get(x.response.status) ?? 0) + 1);
             if (process.env.FUZZ_REPORT === '2') {
               const line = `${x.response.status} ${x.request.method} ${x.request.path} ${x.request.body?.toString('utf8') ?? ''} → ${x.response.text}`;

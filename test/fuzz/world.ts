@@ -130,6 +130,12 @@ export class World {
     this.groups.clear();
   }
 
+  /** The set-up groups whose build has not settled (for a case that hangs). */
+  pending(): string[] {
+    return [...this.building];
+  }
+  private readonly building = new Set<string>();
+
   async credentials(): Promise<Creds> {
     this.creds ??= this.createWorkspace();
     return this.creds;
@@ -226,6 +232,16 @@ export class World {
   }
 
   private async build(group: Group): Promise<Values> {
+    const label = `${group}#${this.seq + 1}`;
+    this.building.add(label);
+    try {
+      return await this.buildGroup(group);
+    } finally {
+      this.building.delete(label);
+    }
+  }
+
+  private async buildGroup(group: Group): Promise<Values> {
     const n = ++this.seq;
     switch (group) {
       case 'users': {
