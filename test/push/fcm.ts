@@ -94,6 +94,9 @@ export class FakeFcm {
   }
 
   start(): void {
+    // nock intercepts http.request for the whole process until restore(): a later test file in the
+    // same jest worker must not run its requests through it
+    if (!nock.isActive()) nock.activate();
     nock.disableNetConnect();
     nock.enableNetConnect((host) => /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/.test(host));
     nock('https://oauth2.googleapis.com')
@@ -129,6 +132,7 @@ export class FakeFcm {
   stop(): void {
     nock.cleanAll();
     nock.enableNetConnect();
+    nock.restore();
     rmSync(this.dir, { recursive: true, force: true });
   }
 
