@@ -2,9 +2,8 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } f
 import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
-import type { LogCursor } from '../events/event-log.reader';
-import { FOLLOWER_TAG, LogTail, LogTailPart, PartResult, PassInfo, PassStatement } from '../events/log-tail';
-import { isAfter } from '../events/saved-cursor';
+import { LogTail, LogTailPart, PartResult, PassInfo, PassStatement } from '../events/log-tail';
+import { SavedCursor } from '../events/saved-cursor';
 import { LeaderLease, Leadership } from '../infra/database/leadership';
 import { Metrics } from '../ops/metrics';
 
@@ -16,7 +15,6 @@ const JUMP_EVERY_MS = 10_000;
 
 interface Output {
   events: number;
-  saved: number;
   /** Where the cursor is now (null: the statement did not move it). */
   tx: string | null;
   pos: number | string | null;
@@ -42,7 +40,8 @@ export class SearchIndexer implements LogTailPart, OnApplicationBootstrap, OnMod
   readonly name = 'search';
   private readonly logger = new Logger('SearchIndexer');
   private readonly lease: LeaderLease;
-  private at: LogCursor | null = null;
+  /** Loaded by a new leader; written by the pass's own statement (search_save), not by `saveInto`. */
+  private readonly cursor: SavedCursor;
   private savedAt = 0;
   private started = false;
   private loading: Promise<void> | null = null;
@@ -54,6 +53,7 @@ export class SearchIndexer implements LogTailPart, OnApplicationBootstrap, OnMod
     private readonly metrics: Metrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
+    this.cursor = new SavedCursor(db, SEARCH_CURSOR);
     this.lease = leadership.lease('search-indexer', (leading) => this.leading(leading));
   }
 
@@ -80,18 +80,14 @@ export class SearchIndexer implements LogTailPart, OnApplicationBootstrap, OnMod
   }
 
   private leading(leading: boolean): void {
-    this.at = null;
+    this.cursor.reset();
     this.metrics.followerAt('search');
     if (!leading || !this.started) return;
-    this.loading = this.db
-      .query<{ tx_id: string; position: number }[]>(
-        `${FOLLOWER_TAG} SELECT tx_id::text AS tx_id, position FROM event_relay_cursors WHERE name = $1`,
-        [SEARCH_CURSOR],
-      )
-      .then(([row]) => {
-        if (!row) throw new Error(`no '${SEARCH_CURSOR}' row in event_relay_cursors`);
-        if (!this.lease.isLeader) return;
-        this.at = { txId: row.tx_id, position: Number(row.position) };
+    this.loading = this.cursor
+      .load()
+      .then((at) => {
+        if (!at) throw new Error(`no '${SEARCH_CURSOR}' row in event_relay_cursors`);
+        if (!this.lease.isLeader) return this.cursor.reset();
         this.savedAt = Date.now();
         this.tail.nudge();
       })
@@ -100,7 +96,7 @@ export class SearchIndexer implements LogTailPart, OnApplicationBootstrap, OnMod
   }
 
   build(q: PassStatement): string | null {
-    const at = this.at;
+    const at = this.cursor.at;
     if (!this.started || !this.lease.isLeader || !at || this.loading) return null;
     const jump = Date.now() - this.savedAt > JUMP_EVERY_MS;
     q.cte(
@@ -127,7 +123,7 @@ export class SearchIndexer implements LogTailPart, OnApplicationBootstrap, OnMod
     q.cte(
       'search_next',
       `SELECT CASE WHEN n.c >= ${BATCH} THEN l.tx_id ELSE ${q.bound} END AS tx,
-              CASE WHEN n.c >= ${BATCH} THEN l.position ELSE 0 END AS pos, n.c
+              CASE WHEN n.c >= ${BATCH} THEN l.position ELSE 0 END AS pos
          FROM (SELECT count(*) AS c FROM search_ev) n
          LEFT JOIN LATERAL (SELECT tx_id, position FROM search_ev ORDER BY tx_id DESC, position DESC LIMIT 1) l ON true
         WHERE n.c > 0 OR ${jump ? 'true' : 'false'}`,
@@ -136,13 +132,12 @@ export class SearchIndexer implements LogTailPart, OnApplicationBootstrap, OnMod
       'search_save',
       `UPDATE event_relay_cursors c SET tx_id = s.tx, position = s.pos, updated_at = now()
          FROM search_next s
-        WHERE c.name = '${SEARCH_CURSOR}' AND (c.tx_id, c.position) < (s.tx, s.pos)
-       RETURNING c.tx_id::text AS tx, c.position AS pos`,
+        WHERE c.name = '${SEARCH_CURSOR}' AND (c.tx_id, c.position) < (s.tx, s.pos)`,
     );
     // the cursor moves to `next` whether this statement wrote it or found it already there (another
     // leader's write): either way the table holds it or a later one
     return `(SELECT json_build_object(
-        'events', (SELECT count(*) FROM search_ev), 'saved', (SELECT count(*) FROM search_save),
+        'events', (SELECT count(*) FROM search_ev),
         'tx', (SELECT tx::text FROM search_next), 'pos', (SELECT pos FROM search_next),
         'first', (SELECT json_build_object('position', position, 'created_at', created_at) FROM search_ev ORDER BY tx_id, position LIMIT 1)))`;
   }
@@ -151,8 +146,7 @@ export class SearchIndexer implements LogTailPart, OnApplicationBootstrap, OnMod
     const o = output as Output;
     this.metrics.followerAt('search', o.first ?? undefined, pass.head);
     if (o.tx !== null && o.pos !== null) {
-      const next = { txId: o.tx, position: Number(o.pos) };
-      if (!this.at || isAfter(next, this.at)) this.at = next;
+      this.cursor.advance({ txId: o.tx, position: Number(o.pos) });
       this.savedAt = Date.now();
     }
     return { events: o.events, more: o.events >= BATCH };

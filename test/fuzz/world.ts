@@ -118,6 +118,8 @@ const DEPENDENTS: Record<Group, Group[]> = {
 export class World {
   private creds?: Promise<Creds>;
   private groups = new Map<Group, Promise<Values>>();
+  /** Builds under way, as `group#n`. */
+  private readonly building = new Set<string>();
   private seq = 0;
 
   constructor(
@@ -134,7 +136,6 @@ export class World {
   pending(): string[] {
     return [...this.building];
   }
-  private readonly building = new Set<string>();
 
   async credentials(): Promise<Creds> {
     this.creds ??= this.createWorkspace();
