@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ChannelMembersRepository } from './channel-members.repository';
 import { ChannelMembership } from './channel-membership';
-import { ChannelWrites } from './channel-writes';
+import { ChannelWrites } from './writes';
 import { ChannelsRepository } from './channels.repository';
 
 /**

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { WorkspaceSettingsCache } from '../workspaces/workspace-settings.cache';
 import { ChannelMembersRepository } from './channel-members.repository';
-import { ChannelWriteSession, ChannelWrites, OutgoingEvent, PENDING_MESSAGE_ID } from './channel-writes';
+import { ChannelWriteSession, ChannelWrites, OutgoingEvent, PENDING_MESSAGE_ID } from './writes';
 
 /** Someone named in a membership notice. */
 export interface NoticeUser {

@@ -11,7 +11,7 @@ import { UsersRepository, UserRow } from '../users/users.repository';
 import { ChannelAccess } from './channel-access.service';
 import { ChannelMembersRepository, MemberRole } from './channel-members.repository';
 import { ChannelMembership } from './channel-membership';
-import { ChannelWriteSession, ChannelWrites } from './channel-writes';
+import { ChannelWriteSession, ChannelWrites } from './writes';
 import { PresenceReader } from './presence-reader';
 import { ChannelRow, ChannelsRepository } from './channels.repository';
 import type { ChannelListQuery } from './channel-list-query.pipe';
@@ -146,13 +146,14 @@ export class ChannelsService {
   }
 
   async update(p: WorkspacePrincipal, ref: string, dto: UpdateChannelDto): Promise<ChannelPayload> {
-    const ctx = await this.writes.open(p, ref, { actor: { kind: 'caller' }, need: 'manage' });
+    let ctx = await this.writes.read(p, ref, 'update_channel');
     if (ctx.channel.type === 'direct') {
       // a direct channel keeps its name and avatar and has no slow mode; frozen and metadata are the backend's
       const fixed = (['name', 'avatar_url', 'slow_mode_seconds'] as const).find((f) => dto[f] !== undefined);
       if (fixed) throw AppError.validation(fixed, 'direct channels cannot change this');
-      if (p.kind === 'user') throw new AppError('FORBIDDEN', 'Only the backend can change a direct channel');
+      ctx = { ...ctx, kind: 'update_direct_channel' };
     }
+    this.writes.enforce(ctx);
     return this.writes.write(
       ctx,
       async (s) => {
@@ -161,12 +162,11 @@ export class ChannelsService {
         await s.append('channel.updated', { channel: view });
         return view;
       },
-      { need: 'manage' },
     );
   }
 
   async delete(p: WorkspacePrincipal, ref: string): Promise<void> {
-    const ctx = await this.writes.open(p, ref, { actor: { kind: 'caller' }, need: 'manage' });
+    const ctx = await this.writes.open(p, ref, 'delete_channel');
     await this.writes.write(ctx, async (s) => {
       const view = await this.view(s.m, s.channel);
       const memberIds = (await this.members.members(s.m, [s.channel.id])).map((x) => x.user_id);
@@ -176,7 +176,7 @@ export class ChannelsService {
   }
 
   async addMembers(p: WorkspacePrincipal, ref: string, externalIds: string[]): Promise<ChannelPayload> {
-    const ctx = await this.writes.open(p, ref, { actor: { kind: 'caller' }, need: 'manage' });
+    const ctx = await this.writes.open(p, ref, 'add_members');
     if (ctx.channel.type === 'direct')
       throw AppError.validation('member_external_ids', 'direct channels cannot change members');
     const wanted = [...new Set(externalIds)];
@@ -201,15 +201,13 @@ export class ChannelsService {
         }
         return this.view(s.m, s.channel);
       },
-      { need: 'manage' },
     );
   }
 
   async removeMembers(p: WorkspacePrincipal, ref: string, externalIds: string[]): Promise<void> {
     const wanted = [...new Set(externalIds)];
     const onlySelf = p.kind === 'user' && wanted.length === 1 && wanted[0] === p.externalId;
-    const need = onlySelf ? 'member' : 'manage';
-    const ctx = await this.writes.open(p, ref, { actor: { kind: 'caller' }, need });
+    const ctx = await this.writes.open(p, ref, onlySelf ? 'leave' : 'remove_members');
     if (ctx.channel.type === 'direct')
       throw AppError.validation('member_external_ids', 'direct channels cannot change members');
     const users = await this.requireUsers(this.db.manager, p.workspaceId, wanted);
@@ -233,12 +231,11 @@ export class ChannelsService {
         }
         if (removed.length) await this.membership.ensureAnAdmin(s);
       },
-      { need },
     );
   }
 
   async setRole(p: WorkspacePrincipal, ref: string, externalId: string, role: MemberRole): Promise<ChannelPayload> {
-    const ctx = await this.writes.open(p, ref, { actor: { kind: 'caller' }, need: 'manage' });
+    const ctx = await this.writes.open(p, ref, 'set_role');
     if (ctx.channel.type === 'direct') throw AppError.validation('role', 'direct channels have no roles');
     return this.writes.write(
       ctx,
@@ -261,7 +258,6 @@ export class ChannelsService {
         });
         return this.view(s.m, s.channel);
       },
-      { need: 'manage' },
     );
   }
 

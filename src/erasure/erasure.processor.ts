@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ChannelWrites } from '../channels/channel-writes';
+import { ChannelWrites } from '../channels/writes';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { MessageUnsend } from '../messages/message-unsend';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { BansService } from '../bans/bans.service';
-import { ChannelWrites } from '../channels/channel-writes';
+import { ChannelWrites } from '../channels/writes';
 import type { BackendPrincipal } from '../common/auth/principal';
 import { AppError } from '../common/errors/app-error';
 import { isUuid, newId } from '../common/ids';
@@ -97,11 +97,7 @@ export class FlagReviewsService {
 
   /** The one unsend, in the message's channel write session, with the resolution and its audit row. */
   private async unsendAndResolve(p: BackendPrincipal, entry: ReviewRow): Promise<void> {
-    const ctx = await this.writes.open(p, null, {
-      actor: { kind: 'caller' },
-      need: 'member',
-      messageId: entry.message_id!,
-    });
+    const ctx = await this.writes.open(p, null, 'unsend', { messageId: entry.message_id! });
     await this.writes.write(
       ctx,
       async (s) => {
@@ -110,7 +106,6 @@ export class FlagReviewsService {
         await this.messages.unsendIn(s, locked.message_id!, BACKEND(p.workspaceId));
         await this.finish(s.m, p.workspaceId, locked, 'unsend_message', null);
       },
-      { missing: 'Message' },
     );
   }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { actorRef, ChannelWrites } from '../channels/channel-writes';
+import { actorRef, ChannelWrites } from '../channels/writes';
 import type { WorkspacePrincipal } from '../common/auth/principal';
 import { AppError } from '../common/errors/app-error';
 import { CreateFlagDto } from './dto/flag.dto';
@@ -27,11 +27,7 @@ export class FlagsService {
 
   /** A message of a channel the reporter belongs to; not their own, not a system message, not unsent. */
   async flagMessage(p: WorkspacePrincipal, messageId: string, dto: CreateFlagDto): Promise<FlagResult> {
-    const ctx = await this.writes.read(p, null, {
-      actor: { kind: 'acting', userExternalId: dto.user_external_id },
-      need: 'member',
-      messageId,
-    });
+    const ctx = await this.writes.read(p, null, 'flag', { messageId, userExternalId: dto.user_external_id });
     const head = ctx.message!;
     const reporter = ctx.actor!;
     // not a member, or another user's shadowed message (CONTRACT §19): as if there were no such message

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { ChannelWriteSession, OutgoingEvent } from '../channels/channel-writes';
+import type { ChannelWriteSession, OutgoingEvent } from '../channels/writes';
 import { isoNotNull } from '../common/time';
 import { rows } from '../infra/database/sql';
 import { pinPayload } from '../pins/pin-events';

@@ -4,12 +4,11 @@ import {
   ChannelWriteContext,
   ChannelWriteSession,
   ChannelWrites,
-  checkBanned,
-  checkFrozen,
   OutgoingEvent,
   PENDING_MESSAGE_ID,
+  refusalOf,
   SendOutcome,
-} from '../channels/channel-writes';
+} from '../channels/writes';
 import type { WorkspacePrincipal } from '../common/auth/principal';
 import { AppError, httpStatusOf } from '../common/errors/app-error';
 import { toAppError } from '../common/errors/to-app-error';
@@ -86,28 +85,18 @@ export class MessagesService {
     dto: SendMessageDto,
     system: boolean,
   ): Promise<SendResult> {
-    const ctx = await this.writes.read(p, channelRef, {
-      actor: system ? { kind: 'caller' } : { kind: 'acting', userExternalId: dto.user_external_id },
-      need: 'member',
+    const ctx = await this.writes.read(p, channelRef, system ? 'send_system' : 'send', {
+      userExternalId: dto.user_external_id,
       idempotencyKey: dto.idempotency_key,
-      messageAct: !system,
     });
     const channel = ctx.channel;
-    let sender: MessageUserView | null = null;
-    if (system) {
-      if (dto.user_external_id !== undefined)
-        throw AppError.validation('user_external_id', 'a system message has no sender');
-    } else {
-      if (ctx.role === undefined || !ctx.actor) throw new AppError('NOT_A_MEMBER');
-      sender = ctx.actor;
+    if (system && dto.user_external_id !== undefined)
+      throw AppError.validation('user_external_id', 'a system message has no sender');
+    const sender: MessageUserView | null = system ? null : ctx.actor;
+    if (this.writes.enforce(ctx) === 'replay') {
+      const viewer = { workspaceId: p.workspaceId, userId: sender?.id ?? null };
+      return { message: await this.render(this.db.manager, viewer, ctx.replayId!), replayed: true };
     }
-    const viewer = { workspaceId: p.workspaceId, userId: sender?.id ?? null };
-
-    if (ctx.replayId)
-      return { message: await this.render(this.db.manager, viewer, ctx.replayId), replayed: true };
-    checkFrozen(ctx, channel);
-    checkBanned(ctx);
-    if (sender && ctx.muted) throw new AppError('MUTED');
     const content = dto.content ?? '';
     this.rules.checkSize(content);
     if (sender) await this.checkRate(sender.id);
@@ -128,20 +117,15 @@ export class MessagesService {
       ctx,
       sender,
       { ...draft, content: verdict.content },
-      { idempotencyKey: dto.idempotency_key ?? null, metadata: dto.metadata, byUser: ctx.userAct },
+      { idempotencyKey: dto.idempotency_key ?? null, metadata: dto.metadata, byUser: !system && p.kind === 'user' },
       verdict,
     );
   }
 
   /** PATCH /v1/messages/:id: the author (or a backend key) within the edit window. */
   async edit(p: WorkspacePrincipal, id: string, content: string, metadata?: Record<string, unknown>): Promise<MessageView> {
-    const ctx = await this.writable(p, id);
-    checkBanned(ctx);
+    const ctx = await this.writes.open(p, null, 'edit', { messageId: id });
     const head = ctx.message!;
-    if (head.deleted_at) throw new AppError('MESSAGE_DELETED');
-    const window = this.config.SERVICE_EDIT_WINDOW_SECONDS;
-    if (p.kind === 'user' && window !== undefined && head.age_seconds > window)
-      throw new AppError('EDIT_WINDOW_EXPIRED');
     if (!content.trim() && !head.attachment_url)
       throw AppError.validation('content', 'must not be empty without an attachment');
     this.rules.checkSize(content);
@@ -160,9 +144,6 @@ export class MessagesService {
     return this.writes.write(
       ctx,
       async (s) => {
-        const locked = await s.lockMessage(head.id);
-        if (!locked) throw AppError.notFound('Message');
-        if (locked.deleted_at) throw new AppError('MESSAGE_DELETED');
         await this.repo.edit(s.m, head.id, verdict.content, metadata);
         const view = await this.render(s.m, this.viewerOf(p), head.id);
         await s.append('message.updated', {
@@ -178,7 +159,6 @@ export class MessagesService {
         await verdict.record?.(s.m, head.id);
         return view;
       },
-      { need: 'member', missing: 'Message' },
     );
   }
 
@@ -188,16 +168,10 @@ export class MessagesService {
    * `message.unpinned` right after `message.deleted`, so pin lists kept from events stay right.
    */
   async unsend(p: WorkspacePrincipal, id: string): Promise<MessageView> {
-    const ctx = await this.writable(p, id);
+    const ctx = await this.writes.open(p, null, 'unsend', { messageId: id });
     const head = ctx.message!;
     if (head.deleted_at) return this.render(this.db.manager, this.viewerOf(p), head.id);
-    const window = this.config.SERVICE_UNSEND_WINDOW_SECONDS;
-    if (p.kind === 'user' && window !== undefined && head.age_seconds > window)
-      throw new AppError('UNSEND_WINDOW_EXPIRED');
-    return this.writes.write(ctx, (s) => this.unsendIn(s, head.id, this.viewerOf(p)), {
-      need: 'member',
-      missing: 'Message',
-    });
+    return this.writes.write(ctx, (s) => this.unsendIn(s, head.id, this.viewerOf(p)));
   }
 
   /**
@@ -214,18 +188,6 @@ export class MessagesService {
 
   private viewerOf(p: WorkspacePrincipal): MessageViewer {
     return { workspaceId: p.workspaceId, userId: p.kind === 'user' ? p.userId : null };
-  }
-
-  /** The message for an edit or unsend: 404 outside the workspace, 403 for non-members and non-authors. */
-  private async writable(p: WorkspacePrincipal, id: string): Promise<ChannelWriteContext> {
-    const ctx = await this.writes.open(p, null, {
-      actor: { kind: 'caller' },
-      need: 'member',
-      messageId: id,
-      messageAct: true,
-    });
-    if (p.kind === 'user' && ctx.message!.user_id !== p.userId) throw new AppError('NOT_AUTHOR');
-    return ctx;
   }
 
   private async checkRate(userId: string): Promise<void> {
@@ -354,22 +316,14 @@ export class MessagesService {
           message: await this.render(this.db.manager, { workspaceId, userId: sender?.id ?? null }, out.id),
           replayed: true,
         };
-      case 'not_member': // membership changed since the first check; the statement re-checked it under the lock
-        throw new AppError('NOT_A_MEMBER');
-      case 'gone':
-        throw AppError.notFound('Channel');
-      case 'frozen': // frozen since the first check; the statement re-checked it under the lock
-        throw new AppError('CHANNEL_FROZEN');
       case 'slow_mode':
         this.metrics.limited.slow_mode.inc();
-        throw new AppError(
-          'SLOW_MODE',
-          `Slow mode: wait ${Math.max(1, Math.ceil(out.retryAfterMs / 1000))} s before sending again in this channel`,
-          undefined,
-          Math.max(1, Math.ceil(out.retryAfterMs / 1000)),
-        );
-      case 'no_root': // the root went (or was never a root) since the validation read it
-        throw AppError.validation('thread_id', 'no such thread root in this channel');
+        throw refusalOf(out);
+      case 'not_member':
+      case 'gone':
+      case 'frozen':
+      case 'no_root':
+        throw refusalOf(out);
     }
   }
 

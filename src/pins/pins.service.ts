@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { ChannelAccess } from '../channels/channel-access.service';
-import { ChannelWriteContext, ChannelWriteSession, ChannelWrites } from '../channels/channel-writes';
+import { ChannelWriteContext, ChannelWriteSession, ChannelWrites } from '../channels/writes';
 import type { WorkspacePrincipal } from '../common/auth/principal';
 import { AppError } from '../common/errors/app-error';
 import { decodeTimeIdCursor, pageOf } from '../common/pagination';
@@ -28,12 +28,8 @@ export class PinsService {
 
   /** Pins the message; pinning a pinned message is a no-op (200, no event). */
   async pin(p: WorkspacePrincipal, messageId: string): Promise<MessageView> {
-    const ctx = await this.open(p, messageId);
-    if (ctx.message!.deleted_at) throw new AppError('MESSAGE_DELETED', 'An unsent message cannot be pinned');
+    const ctx = await this.writes.open(p, null, 'pin', { messageId });
     return this.write(p, ctx, async (s) => {
-      const locked = await s.lockMessage(messageId);
-      if (!locked) throw AppError.notFound('Message');
-      if (locked.deleted_at) throw new AppError('MESSAGE_DELETED', 'An unsent message cannot be pinned');
       const outcome = await this.repo.pin(s.m, s.channel.id, messageId, ctx.actor?.id ?? null);
       if (outcome === 'limit')
         throw new AppError('PIN_LIMIT', `A channel can have at most ${PIN_LIMIT} pinned messages; unpin one first`);
@@ -43,7 +39,7 @@ export class PinsService {
 
   /** Unpins the message; unpinning a message that is not pinned is a no-op (200, no event). */
   async unpin(p: WorkspacePrincipal, messageId: string): Promise<MessageView> {
-    const ctx = await this.open(p, messageId);
+    const ctx = await this.writes.open(p, null, 'unpin', { messageId });
     return this.write(p, ctx, (s) => this.repo.unpin(s.m, messageId), 'message.unpinned');
   }
 
@@ -58,13 +54,8 @@ export class PinsService {
     return { messages: page.items.map((r) => r.view), has_more: page.has_more, next_cursor: page.next_cursor };
   }
 
-  /** 404 outside the workspace; a user must be a member (NOT_A_MEMBER) and, in a group, an admin (FORBIDDEN). */
-  private open(p: WorkspacePrincipal, messageId: string): Promise<ChannelWriteContext> {
-    return this.writes.open(p, null, { actor: { kind: 'caller' }, need: 'manage', messageId });
-  }
-
   /**
-   * The change in the channel's write session (the role checked again under the lock), answered with
+   * The change in the channel's write session (its policy applied again under the lock), answered with
    * the message as the caller sees it; when it changed something, its event with the message.
    */
   private write(
@@ -81,7 +72,6 @@ export class PinsService {
         if (changed) await s.append(event, pinPayload(view));
         return view;
       },
-      { need: 'manage', missing: 'Message' },
     );
   }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ChannelWriteContext, ChannelWriteSession, ChannelWrites, checkBanned } from '../channels/channel-writes';
+import { ChannelWriteContext, ChannelWriteSession, ChannelWrites } from '../channels/writes';
 import type { WorkspacePrincipal } from '../common/auth/principal';
 import { AppError } from '../common/errors/app-error';
 import { MessageView, MessageViews } from '../messages/message-view.service';
@@ -26,8 +26,7 @@ export class ReactionsService {
     emoji: string,
     userExternalId?: string,
   ): Promise<MessageView> {
-    const ctx = await this.open(p, messageId, userExternalId);
-    if (ctx.message!.deleted_at) throw new AppError('MESSAGE_DELETED');
+    const ctx = await this.writes.open(p, null, 'react', { messageId, userExternalId });
     return this.write(ctx, async (s, actorId) => {
       const old = await this.reactions.put(s.m, ctx.message!.id, actorId, s.channel.id, emoji);
       if (old !== emoji) {
@@ -45,44 +44,27 @@ export class ReactionsService {
     userExternalId?: string,
   ): Promise<MessageView> {
     if (!isReactionEmoji(emoji)) throw AppError.validation('emoji', EMOJI_RULE);
-    const ctx = await this.open(p, messageId, userExternalId);
+    const ctx = await this.writes.open(p, null, 'unreact', { messageId, userExternalId });
     return this.write(ctx, async (s, actorId) => {
       if (await this.reactions.remove(s.m, ctx.message!.id, actorId, emoji))
         await this.announce(s, ctx, 'message.reaction.removed', emoji);
-    }, false);
-  }
-
-  /** 404 outside the workspace; the acting user must be a member of the message's channel, and not banned. */
-  private async open(p: WorkspacePrincipal, messageId: string, userExternalId?: string): Promise<ChannelWriteContext> {
-    const ctx = await this.writes.open(p, null, {
-      actor: { kind: 'acting', userExternalId },
-      need: 'member',
-      messageId,
-      messageAct: true,
     });
-    checkBanned(ctx);
-    return ctx;
   }
 
   /** The change under the channel's lock and the message row's, answered with the message as the actor sees it. */
   private write(
     ctx: ChannelWriteContext,
     change: (s: ChannelWriteSession, actorId: string) => Promise<void>,
-    refuseDeleted = true,
   ): Promise<MessageView> {
     const actor = ctx.actor!;
     return this.writes.write(
       ctx,
       async (s) => {
-        const locked = await s.lockMessage(ctx.message!.id);
-        if (!locked) throw AppError.notFound('Message');
-        if (refuseDeleted && locked.deleted_at) throw new AppError('MESSAGE_DELETED');
         await change(s, actor.id);
         const view = await this.views.renderOne(s.m, { workspaceId: ctx.workspaceId, userId: actor.id }, ctx.message!.id);
         if (!view) throw AppError.notFound('Message');
         return view;
       },
-      { need: 'member', missing: 'Message' },
     );
   }
 

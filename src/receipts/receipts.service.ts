@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ChannelAccess } from '../channels/channel-access.service';
 import { ChannelMembersRepository, MemberCursors } from '../channels/channel-members.repository';
-import { ChannelWriteContext, ChannelWrites } from '../channels/channel-writes';
+import { ChannelWriteContext, ChannelWrites } from '../channels/writes';
 import type { WorkspacePrincipal } from '../common/auth/principal';
 import { AppError } from '../common/errors/app-error';
 import { isoNotNull } from '../common/time';
@@ -27,7 +27,7 @@ export class ReceiptsService {
   /** Moves the read cursor; with read receipts on, `channel.read` takes the channel's next seq. */
   async markRead(p: WorkspacePrincipal, ref: string, userExternalId?: string): Promise<Cursors> {
     const readReceipts = (await this.workspaces.settings(p.workspaceId)).read_receipts_enabled;
-    const ctx = await this.target(p, ref, userExternalId);
+    const ctx = await this.target(p, ref, 'mark_read', userExternalId);
     const actor = ctx.actor!;
     if (!readReceipts) return this.cursors(await this.members.markRead(this.db.manager, ctx.channel.id, actor.id));
     return this.writes.write(ctx, async (s) => {
@@ -45,7 +45,7 @@ export class ReceiptsService {
   }
 
   async markDelivered(p: WorkspacePrincipal, ref: string, userExternalId?: string): Promise<Cursors> {
-    const ctx = await this.target(p, ref, userExternalId);
+    const ctx = await this.target(p, ref, 'mark_delivered', userExternalId);
     return this.cursors(await this.members.markDelivered(this.db.manager, ctx.channel.id, ctx.actor!.id));
   }
 
@@ -62,8 +62,13 @@ export class ReceiptsService {
   }
 
   /** Whose cursor moves: the JWT's user, or the backend's `user_external_id` (who must be a member). */
-  private target(p: WorkspacePrincipal, ref: string, userExternalId?: string): Promise<ChannelWriteContext> {
-    return this.writes.open(p, ref, { actor: { kind: 'acting', userExternalId }, need: 'member' });
+  private target(
+    p: WorkspacePrincipal,
+    ref: string,
+    kind: 'mark_read' | 'mark_delivered',
+    userExternalId?: string,
+  ): Promise<ChannelWriteContext> {
+    return this.writes.open(p, ref, kind, { userExternalId });
   }
 
   /** The cursors after an update; none when the member left meanwhile (403). */

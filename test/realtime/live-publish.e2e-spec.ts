@@ -1,4 +1,4 @@
-import { ChannelWrites } from '../../src/channels/channel-writes';
+import { ChannelWrites } from '../../src/channels/writes';
 import { LivePublish } from '../../src/events/live-publish';
 import { LIVE_GRACE_MS, RealtimePublisher } from '../../src/realtime/realtime.publisher';
 import { startTestApp, TestApp } from '../support/app';

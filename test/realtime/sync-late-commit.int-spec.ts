@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { EventLogReader } from '../../src/events/event-log.reader';
-import { ChannelWrites } from '../../src/channels/channel-writes';
+import { ChannelWrites } from '../../src/channels/writes';
 import { startTestApp, TestApp } from '../support/app';
 import { newWorkspace } from '../support/fixtures';
 

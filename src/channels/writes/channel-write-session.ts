@@ -1,0 +1,67 @@
+import type { EntityManager } from 'typeorm';
+import { newId } from '../../common/ids';
+import { EventLogService } from '../../events/event-log.service';
+import { HAS_EVENTS, PUBLISH_NOTES } from '../../events/event-notifier';
+import type { DomainEventMap, DomainEventType } from '../../events/event-types';
+import type { PublishNote } from '../../events/publish-notes';
+import { CHANNEL_COLUMNS, ChannelRow } from '../channels.repository';
+import { OutgoingEvent, OutgoingMessage, SendOutcome, sendMessage } from './send-statement';
+
+/**
+ * One channel's writes inside a transaction that holds its order lock. Only a session can append a
+ * channel event, so every channel event takes the next `seq` in commit order.
+ */
+export class ChannelWriteSession {
+  constructor(
+    readonly m: EntityManager,
+    readonly channel: ChannelRow,
+    private readonly events: EventLogService,
+  ) {}
+
+  get workspaceId(): string {
+    return this.channel.workspace_id;
+  }
+
+  /** Appends a channel event (the channel's next seq), committed with the transaction. */
+  async append<T extends DomainEventType>(
+    type: T,
+    payload: DomainEventMap[T],
+    audience?: string[],
+  ): Promise<void> {
+    await this.events.appendToChannel(this.m, {
+      workspaceId: this.channel.workspace_id,
+      channelId: this.channel.id,
+      type,
+      payload,
+      audience,
+    });
+  }
+
+  /** Appends several channel events in one statement, in order (the channel's next seqs). */
+  async appendMany(events: OutgoingEvent[]): Promise<void> {
+    await this.events.appendManyToChannel(this.m, this.channel.workspace_id, this.channel.id, events);
+  }
+
+  /** The channel row re-read within the transaction (after a change to it). */
+  async reload(): Promise<ChannelRow> {
+    const found: ChannelRow[] = await this.m.query(
+      `SELECT ${CHANNEL_COLUMNS} FROM channels c WHERE c.id = $1`,
+      [this.channel.id],
+    );
+    return found[0]!;
+  }
+
+  /** Persists a message and its events within this transaction (the same statement `ChannelWrites.send` runs). */
+  async sendMessage(msg: OutgoingMessage, events: OutgoingEvent[]): Promise<SendOutcome> {
+    const out = await sendMessage(this.m, this.channel.workspace_id, this.channel.id, msg, events, events.map(() => newId()));
+    if (out.outcome === 'sent' && events.length && this.m.queryRunner) {
+      // told with the commit: nobody published these live, the log's publisher does (at once)
+      const data = this.m.queryRunner.data as Record<string, unknown>;
+      data[HAS_EVENTS] = true;
+      const notes = ((data[PUBLISH_NOTES] as PublishNote[] | undefined) ??= []);
+      notes.push({ channel: this.channel.id, first: out.first_seq, count: events.length, live: false });
+    }
+    return out;
+  }
+}
+

@@ -1,0 +1,4 @@
+export * from './channel-write-session';
+export * from './channel-writes';
+export * from './send-statement';
+export * from './write-policy';
