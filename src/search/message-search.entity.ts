@@ -8,7 +8,8 @@ import { Message } from '../messages/message.entity';
  * cursor, documents computed at query time (docs/SEARCH.md).
  */
 @Entity({ name: 'message_search' })
-// GIN (doc) WITH (fastupdate = off): TypeORM cannot state an index method or storage parameters
+// GIN (doc) WITH (fastupdate = on, gin_pending_list_limit = 256): TypeORM cannot state an index method or
+// storage parameters
 @Index('message_search_doc', { synchronize: false })
 export class MessageSearch {
   @PrimaryColumn('uuid', { name: 'message_id', primaryKeyConstraintName: 'message_search_pkey' })
