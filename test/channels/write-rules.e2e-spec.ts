@@ -133,7 +133,7 @@ const RULES: Rule[] = [
     ],
   },
   {
-    name: "authorship: a user edits and unsends only their own message (403 NOT_AUTHOR); the backend any",
+    name: 'authorship: a user edits and unsends only their own message (403 NOT_AUTHOR); the backend any',
     cases: [
       ['edit', 'cy', [403, 'NOT_AUTHOR']],
       ['unsend', 'cy', [403, 'NOT_AUTHOR']],
@@ -186,7 +186,7 @@ const RULES: Rule[] = [
     ],
   },
   {
-    name: 'slow mode: a member\'s second send within the window is refused (429 SLOW_MODE); admins, the backend and other writes pass',
+    name: "slow mode: a member's second send within the window is refused (429 SLOW_MODE); admins, the backend and other writes pass",
     // bo's message of the world is bo's previous send
     setup: async (w) => ok(await w.ws.api.patch(`/v1/channels/${w.ch}`, { slow_mode_seconds: 60 })),
     cases: [
@@ -226,8 +226,12 @@ describe.each(RULES.map((r) => [r.name, r] as const))('%s', (_name, rule) => {
       const ch = (await group(ws, 'ana', ['bo', 'cy', 'eve'])).id;
       const w: World = { ws, ch, msg: await send(users.get('bo')!, ch, 'from bo') };
       // eve's reaction to undo, cy's for the frozen and deleted cases, a pin to unpin
-      await ok(await ws.api.post(`/v1/messages/${w.msg.id}/reactions`, { emoji: '👍', user_external_id: 'eve' }));
-      await ok(await ws.api.post(`/v1/messages/${w.msg.id}/reactions`, { emoji: '👍', user_external_id: 'cy' }));
+      await ok(
+        await ws.api.post(`/v1/messages/${w.msg.id}/reactions`, { emoji: '👍', user_external_id: 'eve' }),
+      );
+      await ok(
+        await ws.api.post(`/v1/messages/${w.msg.id}/reactions`, { emoji: '👍', user_external_id: 'cy' }),
+      );
       await ok(await ws.api.post(`/v1/messages/${w.msg.id}/pin`));
       await rule.setup?.(w);
       worlds.push(w);
@@ -256,7 +260,7 @@ describe.each(RULES.map((r) => [r.name, r] as const))('%s', (_name, rule) => {
   );
 });
 
-describe('direct channels: either member manages what a direct channel has; its name, controls and bans are the backend\'s', () => {
+describe("direct channels: either member manages what a direct channel has; its name, controls and bans are the backend's", () => {
   let t: TestApp;
   let ws: TestWorkspace;
   let bo: TestUser;
@@ -267,7 +271,11 @@ describe('direct channels: either member manages what a direct channel has; its 
     bo = (await ws.users('bo', 'cy'))[0]!;
     const res = await ws.api.post('/v1/channels', { type: 'direct', member_external_ids: ['bo', 'cy'] });
     await ok(res);
-    w = { ws, ch: (res.body as { id: string }).id, msg: await send(bo, (res.body as { id: string }).id, 'hi') };
+    w = {
+      ws,
+      ch: (res.body as { id: string }).id,
+      msg: await send(bo, (res.body as { id: string }).id, 'hi'),
+    };
   });
   afterAll(async () => {
     await t.close();

@@ -24,7 +24,7 @@ describe('search_document', () => {
   });
   afterAll(async () => t.close());
 
-  it('makes the tokenizer\'s document of any text, by the fast path or not', async () => {
+  it("makes the tokenizer's document of any text, by the fast path or not", async () => {
     const random = generator(24);
     const pick = (alphabet: string, n: number) =>
       Array.from({ length: n }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
@@ -43,7 +43,9 @@ describe('search_document', () => {
       ...Array.from({ length: 1500 }, (_, i) => pick('0123456789eExXabcZ   .-+_,:/@#&<>\'"', 1 + (i % 120))),
       // any ASCII, up to past the fast path's length
       ...Array.from({ length: 400 }, (_, i) =>
-        Array.from({ length: 1 + ((i * 37) % 530) }, () => String.fromCharCode(1 + Math.floor(random() * 127))).join(''),
+        Array.from({ length: 1 + ((i * 37) % 530) }, () =>
+          String.fromCharCode(1 + Math.floor(random() * 127)),
+        ).join(''),
       ),
     ];
     const rows = await db.query<{ i: number; fast: string; tokens: string }[]>(

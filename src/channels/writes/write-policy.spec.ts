@@ -24,18 +24,38 @@ describe('enforce', () => {
   };
 
   it('decides a send in CONTRACT §7 order: membership, then the replay, then frozen, ban and mute', () => {
-    const all = { role: undefined, replay: true, channel: { type: 'group' as const, frozen: true }, ban: 'ban' as const, muted: true };
+    const all = {
+      role: undefined,
+      replay: true,
+      channel: { type: 'group' as const, frozen: true },
+      ban: 'ban' as const,
+      muted: true,
+    };
     expect(codeOf(() => enforce(WRITE_POLICIES.send, facts(all), {}))).toBe('NOT_A_MEMBER');
     expect(enforce(WRITE_POLICIES.send, facts({ ...all, role: 'member' }), {})).toBe('replay');
-    expect(codeOf(() => enforce(WRITE_POLICIES.send, facts({ ...all, role: 'member', replay: false }), {}))).toBe('CHANNEL_FROZEN');
-    const thawed = { ...all, role: 'member' as const, replay: false, channel: { type: 'group' as const, frozen: false } };
+    expect(
+      codeOf(() => enforce(WRITE_POLICIES.send, facts({ ...all, role: 'member', replay: false }), {})),
+    ).toBe('CHANNEL_FROZEN');
+    const thawed = {
+      ...all,
+      role: 'member' as const,
+      replay: false,
+      channel: { type: 'group' as const, frozen: false },
+    };
     expect(codeOf(() => enforce(WRITE_POLICIES.send, facts(thawed), {}))).toBe('BANNED');
     expect(codeOf(() => enforce(WRITE_POLICIES.send, facts({ ...thawed, ban: 'shadow' }), {}))).toBe('MUTED');
     expect(enforce(WRITE_POLICIES.send, facts({ ...thawed, ban: 'shadow', muted: false }), {})).toBe('go');
   });
 
   it('passes a backend key acting as itself through every rule, and a backend acting for a user through frozen only', () => {
-    const hard = facts({ principal: 'backend', actorId: null, role: undefined, channel: { type: 'group', frozen: true }, ban: 'ban', muted: true });
+    const hard = facts({
+      principal: 'backend',
+      actorId: null,
+      role: undefined,
+      channel: { type: 'group', frozen: true },
+      ban: 'ban',
+      muted: true,
+    });
     for (const policy of Object.values(WRITE_POLICIES)) expect(enforce(policy, hard, {})).toBe('go');
     const forUser = facts({ principal: 'backend', channel: { type: 'group', frozen: true } });
     expect(enforce(WRITE_POLICIES.send, forUser, {})).toBe('go');
@@ -45,11 +65,17 @@ describe('enforce', () => {
   it('answers an unsent message on unsend whatever its age, and refuses it on edit before the window', () => {
     const old = { user_id: 'u1', deleted_at: new Date(), age_seconds: 100 };
     expect(enforce(WRITE_POLICIES.unsend, facts({ message: old }), { unsend: 10 })).toBe('go');
-    expect(codeOf(() => enforce(WRITE_POLICIES.edit, facts({ message: old }), { edit: 10 }))).toBe('MESSAGE_DELETED');
+    expect(codeOf(() => enforce(WRITE_POLICIES.edit, facts({ message: old }), { edit: 10 }))).toBe(
+      'MESSAGE_DELETED',
+    );
     const live = { ...old, deleted_at: null };
-    expect(codeOf(() => enforce(WRITE_POLICIES.unsend, facts({ message: live }), { unsend: 10 }))).toBe('UNSEND_WINDOW_EXPIRED');
+    expect(codeOf(() => enforce(WRITE_POLICIES.unsend, facts({ message: live }), { unsend: 10 }))).toBe(
+      'UNSEND_WINDOW_EXPIRED',
+    );
     expect(enforce(WRITE_POLICIES.unsend, facts({ message: live }), {})).toBe('go');
-    expect(codeOf(() => enforce(WRITE_POLICIES.unsend, facts({ message: { ...live, user_id: 'u2' } }), {}))).toBe('NOT_AUTHOR');
+    expect(
+      codeOf(() => enforce(WRITE_POLICIES.unsend, facts({ message: { ...live, user_id: 'u2' } }), {})),
+    ).toBe('NOT_AUTHOR');
   });
 
   it('lets either member of a direct channel manage it, and only the backend do what is for group admins', () => {

@@ -45,7 +45,15 @@ export const WRITE_POLICIES = {
   send: { actor: 'acting', need: 'member', replay: true, frozen: true, banned: true, muted: true },
   /** A backend's system message: no sender, so no rule but the channel's existence. */
   send_system: { actor: 'caller', need: 'member', replay: true },
-  edit: { actor: 'caller', need: 'member', frozen: true, author: true, banned: true, live: true, window: 'edit' },
+  edit: {
+    actor: 'caller',
+    need: 'member',
+    frozen: true,
+    author: true,
+    banned: true,
+    live: true,
+    window: 'edit',
+  },
   /** An unsent message is answered as it is (no window then); a banned user may still unsend. */
   unsend: { actor: 'caller', need: 'member', frozen: true, author: true, window: 'unsend' },
   react: { actor: 'acting', need: 'member', frozen: true, banned: true, live: true },
