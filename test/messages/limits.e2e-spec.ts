@@ -17,7 +17,9 @@ describe('send rate limit (SERVICE_RATE_LIMIT_MESSAGES_PER_MINUTE)', () => {
     const retryAfter = res.headers['retry-after'];
     expect(retryAfter).toMatch(/^\d+$/);
     expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
-    expect(Number(retryAfter)).toBeLessThanOrEqual(60);
+    // a minute at most, plus the part of the next one the sliding estimate still counts the burst in:
+    // with 3 sends a minute, 1 + (1 − 2/3) minutes after the start of the minute they were sent in
+    expect(Number(retryAfter)).toBeLessThanOrEqual(80);
     // the limit is per user, whichever credential sends
     expectError(
       await ws.api.post(`/v1/channels/${ch.id}/messages`, {
