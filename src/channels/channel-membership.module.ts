@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ChannelMembersRepository } from './channel-members.repository';
 import { ChannelMembership } from './channel-membership';
-import { ChannelWrites } from './writes';
+import { ChannelWrites, SendBatcher } from './writes';
 import { ChannelsRepository } from './channels.repository';
 
 /**
@@ -11,7 +11,7 @@ import { ChannelsRepository } from './channels.repository';
  * is no cycle.
  */
 @Module({
-  providers: [ChannelsRepository, ChannelMembersRepository, ChannelWrites, ChannelMembership],
+  providers: [ChannelsRepository, ChannelMembersRepository, ChannelWrites, SendBatcher, ChannelMembership],
   exports: [ChannelsRepository, ChannelMembersRepository, ChannelWrites, ChannelMembership],
 })
 export class ChannelMembershipModule {}

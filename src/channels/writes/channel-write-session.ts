@@ -53,7 +53,13 @@ export class ChannelWriteSession {
 
   /** Persists a message and its events within this transaction (the same statement `ChannelWrites.send` runs). */
   async sendMessage(msg: OutgoingMessage, events: OutgoingEvent[]): Promise<SendOutcome> {
-    const out = await sendMessage(this.m, this.channel.workspace_id, this.channel.id, msg, events, events.map(() => newId()));
+    const out = await sendMessage(this.m, {
+      workspaceId: this.channel.workspace_id,
+      channelId: this.channel.id,
+      msg,
+      events,
+      ids: events.map(() => newId()),
+    });
     if (out.outcome === 'sent' && events.length && this.m.queryRunner) {
       // told with the commit: nobody published these live, the log's publisher does (at once)
       const data = this.m.queryRunner.data as Record<string, unknown>;
@@ -64,4 +70,3 @@ export class ChannelWriteSession {
     return out;
   }
 }
-

@@ -12,7 +12,8 @@ import { prepared } from '../../infra/database/prepared';
 import type { MemberRole } from '../channel-members.repository';
 import { CHANNEL_COLUMNS, ChannelRow } from '../channels.repository';
 import { ChannelWriteSession } from './channel-write-session';
-import { LiveRender, OutgoingEvent, OutgoingMessage, SendOutcome, sendMessage, storedEvents } from './send-statement';
+import { SendBatcher } from './send-batcher';
+import { LiveRender, OutgoingEvent, OutgoingMessage, SendOutcome, storedEvents } from './send-statement';
 import { ChannelWriteKind, enforce, WRITE_POLICIES, WriteFacts, WriteWindows } from './write-policy';
 
 /** The user a write is done as (CONTRACT §3): the JWT's user, or the backend's `user_external_id`. */
@@ -79,8 +80,8 @@ export interface ChannelWriteContext {
  * the message, the replay) and applies the kind's policy with `enforce`; `write` runs a unit of work in
  * one transaction that holds the channel's order lock, reads the facts that can change again under it
  * and applies the same policy, then hands it a ChannelWriteSession, the only way to append a channel
- * event; `send` persists a message as one server-side statement, so the lock is held only while
- * PostgreSQL executes it.
+ * event; `send` persists a message as one server-side statement (with the sends that arrive meanwhile:
+ * SendBatcher), so the lock is held only while PostgreSQL executes it.
  */
 @Injectable()
 export class ChannelWrites {
@@ -90,6 +91,7 @@ export class ChannelWrites {
     private readonly db: DataSource,
     private readonly events: EventLogService,
     private readonly live: LivePublish,
+    private readonly batcher: SendBatcher,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.windows = { edit: config.SERVICE_EDIT_WINDOW_SECONDS, unsend: config.SERVICE_UNSEND_WINDOW_SECONDS };
@@ -132,7 +134,10 @@ export class ChannelWrites {
     let actor: { id: string } | { externalId: string } | null = null;
     let actorError: Error | null = null;
     try {
-      actor = actorRef(p, rule === 'acting' ? { kind: 'acting', userExternalId: o.userExternalId } : { kind: 'caller' });
+      actor = actorRef(
+        p,
+        rule === 'acting' ? { kind: 'acting', userExternalId: o.userExternalId } : { kind: 'caller' },
+      );
     } catch (e) {
       actorError = e as Error;
     }
@@ -219,10 +224,7 @@ export class ChannelWrites {
     } = r;
     if (actor && !a_id) {
       // a JWT's user is always found; a backend key named an unknown user
-      throw AppError.validation(
-        'user_external_id',
-        `unknown user ${o.userExternalId ?? ''}`,
-      );
+      throw AppError.validation('user_external_id', `unknown user ${o.userExternalId ?? ''}`);
     }
     return {
       kind,
@@ -323,13 +325,18 @@ export class ChannelWrites {
    * publishes at once (LivePublish, in seq order with its other sends to the channel), and the log's
    * readers are nudged with the note of what was published.
    */
-  async send(ctx: ChannelWriteContext, msg: OutgoingMessage, events: OutgoingEvent[], render: LiveRender = () => null): Promise<SendOutcome> {
+  async send(
+    ctx: ChannelWriteContext,
+    msg: OutgoingMessage,
+    events: OutgoingEvent[],
+    render: LiveRender = () => null,
+  ): Promise<SendOutcome> {
     const channelId = ctx.channel.id;
     const ids = events.map(() => newId());
     const token = this.live.reserve(channelId);
     let out: SendOutcome;
     try {
-      out = await sendMessage(this.db.manager, ctx.workspaceId, channelId, msg, events, ids);
+      out = await this.batcher.send({ workspaceId: ctx.workspaceId, channelId, msg, events, ids });
     } catch (e) {
       this.live.release(token, channelId);
       throw e;
@@ -357,7 +364,10 @@ export type ActorRule = { kind: 'acting'; userExternalId: string | undefined } |
  * CONTRACT §3's acting-user rule: who to look up, or null for a backend key acting as itself. Also for
  * acting writes that are not channel writes (flagging a user).
  */
-export function actorRef(p: WorkspacePrincipal, rule: ActorRule): { id: string } | { externalId: string } | null {
+export function actorRef(
+  p: WorkspacePrincipal,
+  rule: ActorRule,
+): { id: string } | { externalId: string } | null {
   const named = rule.kind === 'acting' ? rule.userExternalId : undefined;
   if (p.kind === 'user') {
     if (named !== undefined && named !== p.externalId)
@@ -368,7 +378,6 @@ export function actorRef(p: WorkspacePrincipal, rule: ActorRule): { id: string }
   if (!named) throw AppError.validation('user_external_id', 'is required with a workspace key');
   return { externalId: named };
 }
-
 
 /** The facts `enforce` decides on, from a context. */
 function factsOf(ctx: ChannelWriteContext): WriteFacts {

@@ -71,7 +71,12 @@ export function refusalOf(out: Exclude<SendOutcome, Sent | { outcome: 'replay' }
       return new AppError('CHANNEL_FROZEN');
     case 'slow_mode': {
       const seconds = Math.max(1, Math.ceil(out.retryAfterMs / 1000));
-      return new AppError('SLOW_MODE', `Slow mode: wait ${seconds} s before sending again in this channel`, undefined, seconds);
+      return new AppError(
+        'SLOW_MODE',
+        `Slow mode: wait ${seconds} s before sending again in this channel`,
+        undefined,
+        seconds,
+      );
     }
     case 'no_root': // the root went (or was never a root) since the validation read it
       return AppError.validation('thread_id', 'no such thread root in this channel');
@@ -83,7 +88,12 @@ export function refusalOf(out: Exclude<SendOutcome, Sent | { outcome: 'replay' }
  * `message.id` / `message.created_at` (or `message_id`), the seqs from the first. A thread root's
  * counters (thread.updated) are only in the stored row: such a send is left to the log's publisher.
  */
-export function storedEvents(where: { workspaceId: string; channelId: string }, sent: Sent, events: OutgoingEvent[], ids: string[]): StoredEvent[] {
+export function storedEvents(
+  where: { workspaceId: string; channelId: string },
+  sent: Sent,
+  events: OutgoingEvent[],
+  ids: string[],
+): StoredEvent[] {
   const at = new Date(sent.created_at);
   return events.map((e, i) => {
     const p = e.payload as Record<string, unknown> & { message?: Record<string, unknown> };
@@ -108,26 +118,32 @@ export function storedEvents(where: { workspaceId: string; channelId: string }, 
   });
 }
 
-export async function sendMessage(
-  m: EntityManager,
-  workspaceId: string,
-  channelId: string,
-  msg: OutgoingMessage,
-  events: OutgoingEvent[],
-  ids: string[],
-): Promise<SendOutcome> {
-  const found: {
-    outcome: SendOutcome['outcome'];
-    message_id: string | null;
-    created_at: string | null;
-    first_seq: string | null;
-    retry_after_ms: string | null;
-  }[] = await prepared(
+/** One send of a batch: where, what, and its events' ids. */
+export interface SendRequest {
+  workspaceId: string;
+  channelId: string;
+  msg: OutgoingMessage;
+  events: OutgoingEvent[];
+  ids: string[];
+}
+
+interface OutcomeRow {
+  outcome: SendOutcome['outcome'];
+  message_id: string | null;
+  created_at: string | null;
+  first_seq: string | null;
+  retry_after_ms: string | null;
+}
+
+/** A send as one statement: `chat_send_message`. */
+export async function sendMessage(m: EntityManager, r: SendRequest): Promise<SendOutcome> {
+  const { msg, events } = r;
+  const found = await prepared<OutcomeRow>(
     m,
     `SELECT * FROM chat_send_message($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
     [
-      channelId,
-      workspaceId,
+      r.channelId,
+      r.workspaceId,
       msg.userId,
       msg.senderKey,
       msg.type,
@@ -142,13 +158,54 @@ export async function sendMessage(
       msg.metadata === null ? null : JSON.stringify(msg.metadata),
       msg.byUser,
       msg.shadowed,
-      ids,
+      r.ids,
       events.map((e) => e.type),
       events.map((e) => JSON.stringify(e.payload)),
     ],
   );
-  const r = found[0];
-  if (!r) throw new Error('chat_send_message answered nothing');
+  if (!found[0]) throw new Error('chat_send_message answered nothing');
+  return outcomeOf(found[0]);
+}
+
+/**
+ * Several sends as one statement and one commit: `chat_send_messages`, which tries every channel's
+ * order lock first, then sends each message as `chat_send_message` does, in the batch's order. One
+ * outcome per send, in that order; null for a send it left alone because its channel's lock was taken.
+ */
+export async function sendMessages(m: EntityManager, batch: SendRequest[]): Promise<(SendOutcome | null)[]> {
+  const channels = [...new Set(batch.map((r) => r.channelId))].sort();
+  const found = await prepared<OutcomeRow>(m, `SELECT * FROM chat_send_messages($1, $2)`, [
+    channels,
+    JSON.stringify(
+      batch.map(({ workspaceId, channelId, msg, events, ids }) => ({
+        channel: channelId,
+        workspace: workspaceId,
+        user: msg.userId,
+        sender_key: msg.senderKey,
+        type: msg.type,
+        content: msg.content,
+        attachment_url: msg.attachmentUrl,
+        attachment: msg.attachment,
+        parent: msg.parentId,
+        idempotency_key: msg.idempotencyKey,
+        mentions: msg.mentionIds,
+        thread: msg.threadId,
+        show_in_channel: msg.threadId !== null && msg.showInChannel,
+        metadata: msg.metadata,
+        by_user: msg.byUser,
+        shadowed: msg.shadowed,
+        event_ids: ids,
+        event_types: events.map((e) => e.type),
+        payloads: events.map((e) => e.payload),
+      })),
+    ),
+  ]);
+  if (found.length !== batch.length)
+    throw new Error(`chat_send_messages answered ${found.length} outcomes for ${batch.length} sends`);
+  return found.map((r) => ((r.outcome as string) === 'busy' ? null : outcomeOf(r)));
+}
+
+function outcomeOf(r: OutcomeRow): SendOutcome {
   switch (r.outcome) {
     case 'sent':
       return {
