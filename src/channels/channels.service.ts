@@ -102,7 +102,8 @@ export class ChannelsService {
       }
       const members = wanted.map((x) => {
         const u = users.get(x)!;
-        const role: MemberRole | null = dto.type === 'direct' ? null : u.id === creator?.id ? 'admin' : 'member';
+        const role: MemberRole | null =
+          dto.type === 'direct' ? null : u.id === creator?.id ? 'admin' : 'member';
         return { id: u.id, role };
       });
       await this.members.add(m, workspaceId, id, members);
@@ -146,23 +147,20 @@ export class ChannelsService {
   }
 
   async update(p: WorkspacePrincipal, ref: string, dto: UpdateChannelDto): Promise<ChannelPayload> {
-    let ctx = await this.writes.read(p, ref, 'update_channel');
+    let ctx = await this.writes.open(p, ref, 'update_channel');
     if (ctx.channel.type === 'direct') {
       // a direct channel keeps its name and avatar and has no slow mode; frozen and metadata are the backend's
       const fixed = (['name', 'avatar_url', 'slow_mode_seconds'] as const).find((f) => dto[f] !== undefined);
       if (fixed) throw AppError.validation(fixed, 'direct channels cannot change this');
       ctx = { ...ctx, kind: 'update_direct_channel' };
+      this.writes.enforce(ctx);
     }
-    this.writes.enforce(ctx);
-    return this.writes.write(
-      ctx,
-      async (s) => {
-        await this.repo.update(s.m, s.channel.id, dto);
-        const view = await this.view(s.m, await s.reload());
-        await s.append('channel.updated', { channel: view });
-        return view;
-      },
-    );
+    return this.writes.write(ctx, async (s) => {
+      await this.repo.update(s.m, s.channel.id, dto);
+      const view = await this.view(s.m, await s.reload());
+      await s.append('channel.updated', { channel: view });
+      return view;
+    });
   }
 
   async delete(p: WorkspacePrincipal, ref: string): Promise<void> {
@@ -181,27 +179,24 @@ export class ChannelsService {
       throw AppError.validation('member_external_ids', 'direct channels cannot change members');
     const wanted = [...new Set(externalIds)];
     const users = await this.requireUsers(this.db.manager, p.workspaceId, wanted);
-    return this.writes.write(
-      ctx,
-      async (s) => {
-        const added = await this.members.add(
-          s.m,
-          p.workspaceId,
-          s.channel.id,
-          wanted.map((x) => ({ id: users.get(x)!.id, role: 'member' as const })),
+    return this.writes.write(ctx, async (s) => {
+      const added = await this.members.add(
+        s.m,
+        p.workspaceId,
+        s.channel.id,
+        wanted.map((x) => ({ id: users.get(x)!.id, role: 'member' as const })),
+      );
+      const byId = new Map([...users.values()].map((u) => [u.id, u]));
+      for (const userId of added) await this.membership.memberChanged(s, 'member.joined', byId.get(userId)!);
+      if (added.length && (await this.membership.noticesEnabled(s.m, p.workspaceId))) {
+        const notice = this.membership.addedNotice(
+          ctx.actor,
+          wanted.map((x) => users.get(x)!).filter((u) => added.includes(u.id)),
         );
-        const byId = new Map([...users.values()].map((u) => [u.id, u]));
-        for (const userId of added) await this.membership.memberChanged(s, 'member.joined', byId.get(userId)!);
-        if (added.length && (await this.membership.noticesEnabled(s.m, p.workspaceId))) {
-          const notice = this.membership.addedNotice(
-            ctx.actor,
-            wanted.map((x) => users.get(x)!).filter((u) => added.includes(u.id)),
-          );
-          await this.membership.postNotice(s, notice);
-        }
-        return this.view(s.m, s.channel);
-      },
-    );
+        await this.membership.postNotice(s, notice);
+      }
+      return this.view(s.m, s.channel);
+    });
   }
 
   async removeMembers(p: WorkspacePrincipal, ref: string, externalIds: string[]): Promise<void> {
@@ -211,54 +206,53 @@ export class ChannelsService {
     if (ctx.channel.type === 'direct')
       throw AppError.validation('member_external_ids', 'direct channels cannot change members');
     const users = await this.requireUsers(this.db.manager, p.workspaceId, wanted);
-    await this.writes.write(
-      ctx,
-      async (s) => {
-        const removed = await this.members.remove(
-          s.m,
-          s.channel.id,
-          [...users.values()].map((u) => u.id),
+    await this.writes.write(ctx, async (s) => {
+      const removed = await this.members.remove(
+        s.m,
+        s.channel.id,
+        [...users.values()].map((u) => u.id),
+      );
+      const byId = new Map([...users.values()].map((u) => [u.id, u]));
+      for (const userId of removed) await this.membership.memberChanged(s, 'member.left', byId.get(userId)!);
+      if (removed.length && (await this.membership.noticesEnabled(s.m, p.workspaceId))) {
+        const notice = this.membership.removedNotice(
+          ctx.actor,
+          wanted.map((x) => users.get(x)!).filter((u) => removed.includes(u.id)),
+          onlySelf,
         );
-        const byId = new Map([...users.values()].map((u) => [u.id, u]));
-        for (const userId of removed) await this.membership.memberChanged(s, 'member.left', byId.get(userId)!);
-        if (removed.length && (await this.membership.noticesEnabled(s.m, p.workspaceId))) {
-          const notice = this.membership.removedNotice(
-            ctx.actor,
-            wanted.map((x) => users.get(x)!).filter((u) => removed.includes(u.id)),
-            onlySelf,
-          );
-          await this.membership.postNotice(s, notice);
-        }
-        if (removed.length) await this.membership.ensureAnAdmin(s);
-      },
-    );
+        await this.membership.postNotice(s, notice);
+      }
+      if (removed.length) await this.membership.ensureAnAdmin(s);
+    });
   }
 
-  async setRole(p: WorkspacePrincipal, ref: string, externalId: string, role: MemberRole): Promise<ChannelPayload> {
+  async setRole(
+    p: WorkspacePrincipal,
+    ref: string,
+    externalId: string,
+    role: MemberRole,
+  ): Promise<ChannelPayload> {
     const ctx = await this.writes.open(p, ref, 'set_role');
     if (ctx.channel.type === 'direct') throw AppError.validation('role', 'direct channels have no roles');
-    return this.writes.write(
-      ctx,
-      async (s) => {
-        const user = await this.users.findByExternalId(p.workspaceId, externalId, s.m);
-        const target = user ? await this.members.member(s.m, s.channel.id, user.id) : null;
-        if (!user || !target) throw AppError.notFound('Member');
-        if (target.role === role) return this.view(s.m, s.channel);
-        if (role === 'member') {
-          const admins = (await this.members.members(s.m, [s.channel.id])).filter((x) => x.role === 'admin');
-          if (admins.length <= 1) throw new AppError('LAST_ADMIN');
-        }
-        await this.members.setRole(s.m, s.channel.id, user.id, role);
-        await s.append('member.role_changed', {
-          channel_id: s.channel.id,
-          channel_external_id: s.channel.external_id,
-          user_id: user.id,
-          external_id: user.external_id,
-          role,
-        });
-        return this.view(s.m, s.channel);
-      },
-    );
+    return this.writes.write(ctx, async (s) => {
+      const user = await this.users.findByExternalId(p.workspaceId, externalId, s.m);
+      const target = user ? await this.members.member(s.m, s.channel.id, user.id) : null;
+      if (!user || !target) throw AppError.notFound('Member');
+      if (target.role === role) return this.view(s.m, s.channel);
+      if (role === 'member') {
+        const admins = (await this.members.members(s.m, [s.channel.id])).filter((x) => x.role === 'admin');
+        if (admins.length <= 1) throw new AppError('LAST_ADMIN');
+      }
+      await this.members.setRole(s.m, s.channel.id, user.id, role);
+      await s.append('member.role_changed', {
+        channel_id: s.channel.id,
+        channel_external_id: s.channel.external_id,
+        user_id: user.id,
+        external_id: user.external_id,
+        role,
+      });
+      return this.view(s.m, s.channel);
+    });
   }
 
   private async requireUsers(

@@ -62,38 +62,39 @@ describe('send batches (PostgreSQL)', () => {
     expect(seqs).toEqual(seqs.map((_, i) => seqs[0]! + i));
   });
 
+  const request = (channelId: string, content: string, parentId: string | null = null): SendRequest => ({
+    workspaceId: ws.id,
+    channelId,
+    msg: {
+      userId: ana.id,
+      senderKey: ana.id,
+      type: 'text',
+      content,
+      attachmentUrl: null,
+      attachment: null,
+      parentId,
+      idempotencyKey: null,
+      mentionIds: [],
+      threadId: null,
+      showInChannel: false,
+      metadata: null,
+      byUser: false,
+      shadowed: false,
+    },
+    events: [],
+    ids: [],
+  });
+
   it('answers each send of a batch: a send the database refuses fails alone, the others are stored', async () => {
     const ch = await group(ws, 'ana', ['bo']);
     const batcher = t.app.get(SendBatcher);
-    const request = (content: string, parentId: string | null = null): SendRequest => ({
-      workspaceId: ws.id,
-      channelId: ch.id,
-      msg: {
-        userId: ana.id,
-        senderKey: ana.id,
-        type: 'text',
-        content,
-        attachmentUrl: null,
-        attachment: null,
-        parentId,
-        idempotencyKey: null,
-        mentionIds: [],
-        threadId: null,
-        showInChannel: false,
-        metadata: null,
-        byUser: false,
-        shadowed: false,
-      },
-      events: [],
-      ids: [],
-    });
     // in one tick: the first goes out alone, the rest wait and go as one batch, which the bad parent
     // (no such message: a foreign key violation) fails as a whole
     const sends: Promise<SendOutcome>[] = [
-      batcher.send(request('first')),
-      batcher.send(request('second')),
-      batcher.send(request('bad', '00000000-0000-7000-8000-00000000dead')),
-      batcher.send(request('third')),
+      batcher.send(request(ch.id, 'first')),
+      batcher.send(request(ch.id, 'second')),
+      batcher.send(request(ch.id, 'bad', '00000000-0000-7000-8000-00000000dead')),
+      batcher.send(request(ch.id, 'third')),
     ];
     const settled = await Promise.allSettled(sends);
     expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
@@ -108,5 +109,35 @@ describe('send batches (PostgreSQL)', () => {
       [ch.id],
     );
     expect(stored.map((m) => m.content)).toEqual(['first', 'second', 'third']);
+  });
+
+  it("stores a busy channel's sends in the order they came, across batches, while other channels go on", async () => {
+    const [busy, free] = [await group(ws, 'ana', ['bo']), await group(ws, 'ana', ['bo'])];
+    const batcher = t.app.get(SendBatcher);
+    const holder = db.createQueryRunner();
+    await holder.connect();
+    await holder.startTransaction();
+    await holder.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, ${CHANNEL_ORDER_LOCK_SEED}))`, [
+      busy.id,
+    ]);
+    const held: Promise<SendOutcome>[] = [];
+    try {
+      // the first batch finds the channel busy; the rest come while it runs and in later batches
+      held.push(batcher.send(request(busy.id, 'b1')), batcher.send(request(busy.id, 'b2')));
+      await sleep(30);
+      held.push(batcher.send(request(busy.id, 'b3')));
+      expect(await batcher.send(request(free.id, 'f1'))).toMatchObject({ outcome: 'sent' });
+      held.push(batcher.send(request(busy.id, 'b4')));
+      expect(await batcher.send(request(free.id, 'f2'))).toMatchObject({ outcome: 'sent' });
+    } finally {
+      await holder.commitTransaction();
+      await holder.release();
+    }
+    expect((await Promise.all(held)).map((o) => o.outcome)).toEqual(['sent', 'sent', 'sent', 'sent']);
+    const stored: { content: string }[] = await db.query(
+      `SELECT content FROM messages WHERE channel_id = $1 ORDER BY channel_no`,
+      [busy.id],
+    );
+    expect(stored.map((m) => m.content)).toEqual(['b1', 'b2', 'b3', 'b4']);
   });
 });

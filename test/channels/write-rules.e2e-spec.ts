@@ -290,4 +290,16 @@ describe("direct channels: either member manages what a direct channel has; its 
     await ok(await WRITES.update_channel(w, { api: ws.api, label: 'backend' }));
     await ok(await ws.api.post(`/v1/channels/${w.ch}/bans`, { user_external_id: 'cy' }));
   });
+
+  it('a channel update is decided membership first, then the fields a direct channel keeps, then who may change it', async () => {
+    const dee = await ws.user('dee');
+    expectError(await dee.api.patch(`/v1/me/channels/${w.ch}`, { name: 'x' }), ...NOT_A_MEMBER);
+    expectError(await bo.api.patch(`/v1/me/channels/${w.ch}`, { name: 'x' }), 400, 'VALIDATION_ERROR');
+    const frozen = await bo.api.patch(`/v1/me/channels/${w.ch}`, { frozen: true });
+    expectError(frozen, ...FORBIDDEN);
+    expect((frozen.body as { error: { message: string } }).error.message).toBe(
+      'Only the backend can change a direct channel',
+    );
+    expectError(await ws.api.patch(`/v1/channels/${w.ch}`, { name: 'x' }), 400, 'VALIDATION_ERROR');
+  });
 });

@@ -19,27 +19,35 @@ interface Waiting {
 
 /**
  * Group commit of the sends of one instance (issue 24). A send goes out at once, as a batch of one, when
- * no batch statement is running; the sends that arrive while one runs wait for it to finish and go together,
- * as one `chat_send_messages` statement and one commit. An idle instance adds no wait; a busy one pays
- * one round trip, one commit and one WAL flush for several sends. In each channel the sends keep the
- * order they arrived in.
+ * no batch statement is running; the sends that arrive while one runs wait for it to finish and go
+ * together, as one `chat_send_messages` statement and one commit. An idle instance adds no wait; a busy
+ * one pays one round trip, one commit and one WAL flush for several sends.
  *
  * A send whose channel's lock another transaction holds is left out of the batch and sent on its own
- * (`chat_send_message`, which waits for the lock), beside the next batches. A statement error fails a
- * batch as a whole and commits nothing: its sends are then tried one by one, so only the one at fault
- * fails. A lost connection fails them all (nothing may be sent twice).
+ * (`chat_send_message`, which waits for the lock), beside the next batches: a channel's sends that go
+ * on their own form a line, and its later sends join that line until it is empty, so in each channel
+ * the sends are stored in the order they arrived. A statement error fails a batch as a whole and commits
+ * nothing: its sends then go on their own. A lost connection fails them all (nothing may be sent twice).
+ * While a batch waits for a row lock (a workspace's settings being changed, a message being erased)
+ * the instance's next sends wait with it.
  */
 @Injectable()
 export class SendBatcher {
   private readonly waiting: Waiting[] = [];
   private running = 0;
+  /** Channels whose sends are going on their own, one at a time, in arrival order. */
+  private readonly lines = new Map<string, Waiting[]>();
 
   constructor(private readonly db: DataSource) {}
 
   send(request: SendRequest): Promise<SendOutcome> {
     return new Promise((resolve, reject) => {
-      this.waiting.push({ request, resolve, reject });
-      this.pump();
+      const w: Waiting = { request, resolve, reject };
+      if (this.lines.has(request.channelId)) this.alone([w]);
+      else {
+        this.waiting.push(w);
+        this.pump();
+      }
     });
   }
 
@@ -55,60 +63,82 @@ export class SendBatcher {
   }
 
   /**
-   * The batch's statement (a batch of one too: it never waits for a lock); the sends it left out
-   * because their channel was busy, or that must be tried alone after it failed, go on their own
-   * without holding up the next batch.
+   * The batch's statement (a batch of one too: it never waits for a channel's lock); the sends it left
+   * out because their channel was busy, or all of them after a statement error, go on their own.
    */
   private async run(batch: Waiting[]): Promise<void> {
-    let left: Waiting[] = batch;
+    let left: Waiting[];
     try {
-      const outs = await sendMessages(
+      const answers = await sendMessages(
         this.db.manager,
         batch.map((w) => w.request),
       );
       left = batch.filter((w, i) => {
-        const out = outs[i];
-        if (out) w.resolve(out);
-        return !out;
+        const answer = answers[i]!;
+        if (answer === 'busy') return true;
+        if (answer instanceof Error) w.reject(answer);
+        else w.resolve(answer);
+        return false;
       });
     } catch (e) {
-      if (batch.length === 1 || !committedNothing(e)) {
+      if (!committedNothing(e) || batch.length === 1) {
         for (const w of batch) w.reject(e);
         return;
       }
+      left = batch;
     }
     this.alone(left);
   }
 
   /**
-   * Sends on their own, each in its statement, which waits for its channel's lock: one channel's in
-   * the order they came, the channels side by side.
+   * Sends on their own, each in its statement, which waits for its channel's lock: behind the channel's
+   * line when it has one, which goes on until it is empty; the channels side by side.
    */
   private alone(sends: Waiting[]): void {
-    const byChannel = new Map<string, Waiting[]>();
     for (const w of sends) {
-      const line = byChannel.get(w.request.channelId);
-      if (line) line.push(w);
-      else byChannel.set(w.request.channelId, [w]);
+      const channel = w.request.channelId;
+      const line = this.lines.get(channel);
+      if (line) {
+        line.push(w);
+        continue;
+      }
+      this.lines.set(channel, [w]);
+      void this.drain(channel);
     }
-    for (const line of byChannel.values())
-      void (async () => {
-        for (const w of line) {
-          try {
-            w.resolve(await sendMessage(this.db.manager, w.request));
-          } catch (e) {
-            w.reject(e);
-          }
-        }
-      })();
+    // sends waiting for the next batch came after these: those of a channel with a line join it
+    const next = this.waiting.splice(0).filter((w) => {
+      const line = this.lines.get(w.request.channelId);
+      if (line) line.push(w);
+      return !line;
+    });
+    this.waiting.push(...next);
+  }
+
+  private async drain(channel: string): Promise<void> {
+    const line = this.lines.get(channel)!;
+    while (line.length) {
+      const w = line[0]!;
+      try {
+        w.resolve(await sendMessage(this.db.manager, w.request));
+      } catch (e) {
+        w.reject(e);
+      }
+      line.shift();
+    }
+    this.lines.delete(channel);
   }
 }
 
 /**
  * PostgreSQL answered the statement with an error of the statement itself (a SQLSTATE outside the
- * connection, resource and operator classes): it was rolled back, so its sends may be tried again.
+ * connection, resource and operator classes, or a cancelled statement): it was rolled back, so its
+ * sends may be tried again.
  */
 function committedNothing(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !/^(08|53|57|58)/.test(code);
+  return (
+    typeof code === 'string' &&
+    /^[0-9A-Z]{5}$/.test(code) &&
+    (code === '57014' || !/^(08|53|57|58)/.test(code))
+  );
 }

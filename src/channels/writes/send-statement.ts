@@ -167,14 +167,18 @@ export async function sendMessage(m: EntityManager, r: SendRequest): Promise<Sen
   return outcomeOf(found[0]);
 }
 
+/** What a batch answered for one of its sends: its outcome, `busy` (left for a statement of its own), or an error of its own. */
+export type BatchOutcome = SendOutcome | 'busy' | Error;
+
 /**
  * Several sends as one statement and one commit: `chat_send_messages`, which tries every channel's
  * order lock first, then sends each message as `chat_send_message` does, in the batch's order. One
- * outcome per send, in that order; null for a send it left alone because its channel's lock was taken.
+ * answer per send, in that order. The statement committed whatever it answered: an answer that makes
+ * no sense fails only its own send.
  */
-export async function sendMessages(m: EntityManager, batch: SendRequest[]): Promise<(SendOutcome | null)[]> {
+export async function sendMessages(m: EntityManager, batch: SendRequest[]): Promise<BatchOutcome[]> {
   const channels = [...new Set(batch.map((r) => r.channelId))].sort();
-  const found = await prepared<OutcomeRow>(m, `SELECT * FROM chat_send_messages($1, $2)`, [
+  const found = await prepared<OutcomeRow & { ord: number }>(m, `SELECT * FROM chat_send_messages($1, $2)`, [
     channels,
     JSON.stringify(
       batch.map(({ workspaceId, channelId, msg, events, ids }) => ({
@@ -200,9 +204,19 @@ export async function sendMessages(m: EntityManager, batch: SendRequest[]): Prom
       })),
     ),
   ]);
-  if (found.length !== batch.length)
-    throw new Error(`chat_send_messages answered ${found.length} outcomes for ${batch.length} sends`);
-  return found.map((r) => ((r.outcome as string) === 'busy' ? null : outcomeOf(r)));
+  const answers: BatchOutcome[] = batch.map(
+    () => new Error('chat_send_messages answered nothing for this send'),
+  );
+  for (const r of found) {
+    const i = Number(r.ord) - 1;
+    if (!(i >= 0 && i < answers.length)) continue;
+    try {
+      answers[i] = (r.outcome as string) === 'busy' ? 'busy' : outcomeOf(r);
+    } catch (e) {
+      answers[i] = e as Error;
+    }
+  }
+  return answers;
 }
 
 function outcomeOf(r: OutcomeRow): SendOutcome {

@@ -47,7 +47,7 @@ describe('enforce', () => {
     expect(enforce(WRITE_POLICIES.send, facts({ ...thawed, ban: 'shadow', muted: false }), {})).toBe('go');
   });
 
-  it('passes a backend key acting as itself through every rule, and a backend acting for a user through frozen only', () => {
+  it('passes a backend key acting as itself through every rule about the actor, and a backend acting for a user through frozen only', () => {
     const hard = facts({
       principal: 'backend',
       actorId: null,
@@ -57,6 +57,10 @@ describe('enforce', () => {
       muted: true,
     });
     for (const policy of Object.values(WRITE_POLICIES)) expect(enforce(policy, hard, {})).toBe('go');
+    // the message's state is not about the actor: an unsent message is refused to the backend too
+    const unsent = { ...hard, message: { user_id: 'u2', deleted_at: new Date(), age_seconds: 1e6 } };
+    expect(codeOf(() => enforce(WRITE_POLICIES.edit, unsent, { edit: 1 }))).toBe('MESSAGE_DELETED');
+    expect(enforce(WRITE_POLICIES.unsend, unsent, { unsend: 1 })).toBe('go');
     const forUser = facts({ principal: 'backend', channel: { type: 'group', frozen: true } });
     expect(enforce(WRITE_POLICIES.send, forUser, {})).toBe('go');
     expect(codeOf(() => enforce(WRITE_POLICIES.send, { ...forUser, muted: true }, {}))).toBe('MUTED');

@@ -19,6 +19,10 @@ export interface WritePolicy {
    * channel (403 FORBIDDEN for both).
    */
   need: 'member' | 'manage' | 'group_admin';
+  /** The message of the FORBIDDEN a user gets in a direct channel (`group_admin`). */
+  direct?: string;
+  /** The message of the MESSAGE_DELETED an unsent message gets (`live`). */
+  unsent?: string;
   /** An idempotent replay answers the original right after the membership rule (CONTRACT §7's order). */
   replay?: true;
   /** A user JWT's act is refused in a frozen channel: 403 CHANNEL_FROZEN (CONTRACT §17). */
@@ -58,14 +62,18 @@ export const WRITE_POLICIES = {
   unsend: { actor: 'caller', need: 'member', frozen: true, author: true, window: 'unsend' },
   react: { actor: 'acting', need: 'member', frozen: true, banned: true, live: true },
   unreact: { actor: 'acting', need: 'member', frozen: true, banned: true },
-  pin: { actor: 'caller', need: 'manage', live: true },
+  pin: { actor: 'caller', need: 'manage', live: true, unsent: 'An unsent message cannot be pinned' },
   unpin: { actor: 'caller', need: 'manage' },
   mark_read: { actor: 'acting', need: 'member' },
   mark_delivered: { actor: 'acting', need: 'member' },
   set_user_state: { actor: 'caller', need: 'member' },
   update_channel: { actor: 'caller', need: 'manage' },
   /** A direct channel's name, avatar and controls are the backend's. */
-  update_direct_channel: { actor: 'caller', need: 'group_admin' },
+  update_direct_channel: {
+    actor: 'caller',
+    need: 'group_admin',
+    direct: 'Only the backend can change a direct channel',
+  },
   delete_channel: { actor: 'caller', need: 'manage' },
   add_members: { actor: 'caller', need: 'manage' },
   remove_members: { actor: 'caller', need: 'manage' },
@@ -73,7 +81,7 @@ export const WRITE_POLICIES = {
   leave: { actor: 'caller', need: 'member' },
   set_role: { actor: 'caller', need: 'manage' },
   /** Channel bans: the backend, or an admin of a group (in a direct channel there is nobody to moderate for). */
-  ban_in_channel: { actor: 'caller', need: 'group_admin' },
+  ban_in_channel: { actor: 'caller', need: 'group_admin', direct: 'Bans are set in groups' },
   /**
    * A flag reads the write context for its visibility rule (FlagsService answers 404 for a message the
    * reporter cannot see); it is not enforced.
@@ -83,7 +91,11 @@ export const WRITE_POLICIES = {
 
 export type ChannelWriteKind = keyof typeof WRITE_POLICIES;
 
-/** The facts the rules decide on: read before the write, and again under the channel's lock. */
+/**
+ * The facts the rules decide on, read before the write. Under the channel's lock, `write()` reads again
+ * those that can change the outcome of the write's own rows (the channel, the actor's membership and
+ * role, the message's state); the ban, the mute and the authorship are the ones read before.
+ */
 export interface WriteFacts {
   principal: 'user' | 'backend';
   /** The acting user; null for a backend key acting as itself. */
@@ -109,7 +121,7 @@ export interface WriteWindows {
  * Decides every channel policy error of a write, in CONTRACT §7's order: membership and role, the
  * idempotent replay, frozen, authorship, ban, mute, the unsent message, the window. Throws the error;
  * answers `replay` when the send's key named an earlier message (checks after it do not apply) and
- * `go` otherwise. Pure: the same facts give the same answer before the write and under the lock.
+ * `go` otherwise. Pure: the same function decides before the write and under the lock.
  */
 export function enforce(policy: WritePolicy, f: WriteFacts, windows: WriteWindows): 'go' | 'replay' {
   const user = f.principal === 'user';
@@ -118,7 +130,7 @@ export function enforce(policy: WritePolicy, f: WriteFacts, windows: WriteWindow
     if (policy.need !== 'member' && f.channel.type === 'group' && f.role !== 'admin')
       throw new AppError('FORBIDDEN', 'Only a channel admin can do this');
     if (policy.need === 'group_admin' && f.channel.type !== 'group')
-      throw new AppError('FORBIDDEN', 'Only the backend can do this in a direct channel');
+      throw new AppError('FORBIDDEN', policy.direct ?? 'Only the backend can do this in a direct channel');
   }
   if (policy.replay && f.replay) return 'replay';
   if (policy.frozen && user && f.channel.frozen) throw new AppError('CHANNEL_FROZEN');
@@ -126,7 +138,7 @@ export function enforce(policy: WritePolicy, f: WriteFacts, windows: WriteWindow
   if (policy.banned && f.actorId !== null && f.ban === 'ban') throw new AppError('BANNED');
   if (policy.muted && f.actorId !== null && f.muted) throw new AppError('MUTED');
   if (f.message?.deleted_at) {
-    if (policy.live) throw new AppError('MESSAGE_DELETED');
+    if (policy.live) throw new AppError('MESSAGE_DELETED', policy.unsent);
     return 'go';
   }
   if (policy.window && user && f.message) {
