@@ -15,7 +15,7 @@ export type ChannelEvent<T extends DomainEventType = DomainEventType> = NewEvent
 /**
  * The transactional outbox. Events are written with the manager of the transaction that makes the
  * change, so they commit (or roll back) with it. Channel events are written only through a
- * ChannelWriteSession (src/channels/channel-writes.ts), which holds the channel's order lock, so the
+ * ChannelWriteSession (src/channels/writes/channel-write-session.ts), which holds the channel's order lock, so the
  * `seq` is contiguous per channel and follows commit order.
  */
 @Injectable()
