@@ -212,13 +212,25 @@ const RULES: Rule[] = [
   },
 ];
 
+/** One app per configuration, shared by the rules that run on it (each in a workspace of its own). */
+const apps = new Map<string, Promise<TestApp>>();
+function appFor(config: Record<string, string> = {}): Promise<TestApp> {
+  const key = JSON.stringify(config);
+  let app = apps.get(key);
+  if (!app) apps.set(key, (app = startTestApp(config)));
+  return app;
+}
+afterAll(async () => {
+  for (const app of apps.values()) await (await app).close();
+});
+
 describe.each(RULES.map((r) => [r.name, r] as const))('%s', (_name, rule) => {
   let t: TestApp;
   let ws: TestWorkspace;
   const users = new Map<string, TestUser>();
   const worlds: World[] = [];
   beforeAll(async () => {
-    t = await startTestApp(rule.config ?? {});
+    t = await appFor(rule.config);
     ws = await newWorkspace(t);
     for (const u of await ws.users('ana', 'bo', 'cy', 'dee', 'eve')) users.set(u.external_id, u);
     await ok(await ws.api.post('/v1/users/eve/mute', {}));
@@ -237,9 +249,6 @@ describe.each(RULES.map((r) => [r.name, r] as const))('%s', (_name, rule) => {
       worlds.push(w);
     }
     if (rule.wait) await sleep(rule.wait);
-  });
-  afterAll(async () => {
-    await t.close();
   });
 
   const actor = (who: string): Actor => {
@@ -266,7 +275,7 @@ describe("direct channels: either member manages what a direct channel has; its 
   let bo: TestUser;
   let w: World;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await appFor();
     ws = await newWorkspace(t);
     bo = (await ws.users('bo', 'cy'))[0]!;
     const res = await ws.api.post('/v1/channels', { type: 'direct', member_external_ids: ['bo', 'cy'] });
@@ -276,9 +285,6 @@ describe("direct channels: either member manages what a direct channel has; its 
       ch: (res.body as { id: string }).id,
       msg: await send(bo, (res.body as { id: string }).id, 'hi'),
     };
-  });
-  afterAll(async () => {
-    await t.close();
   });
 
   it('pin and unpin by either member pass; update and channel bans by a member are 403 FORBIDDEN, by the backend pass', async () => {
