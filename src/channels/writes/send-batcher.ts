@@ -2,14 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { SendOutcome, sendMessage, SendRequest, sendMessages } from './send-statement';
 
-/**
- * Batch statements this instance runs at once. One: a batch never waits for a channel's lock (see
- * chat_send_messages), so one at a time is never held up by a busy channel, and the sends that arrive
- * while it runs make the next batch as large as the load.
- */
-export const BATCH_STATEMENTS = 1;
 /** At most this many sends in one statement. */
-export const MAX_BATCH = 32;
+const MAX_BATCH = 32;
 
 interface Waiting {
   request: SendRequest;
@@ -34,7 +28,12 @@ interface Waiting {
 @Injectable()
 export class SendBatcher {
   private readonly waiting: Waiting[] = [];
-  private running = 0;
+  /**
+   * A batch statement is running. One at a time: a batch never waits for a channel's lock (see
+   * chat_send_messages), so it is not held up by a busy channel, and the sends that arrive while it runs
+   * make the next batch as large as the load.
+   */
+  private running = false;
   /** Channels whose sends are going on their own, one at a time, in arrival order. */
   private readonly lines = new Map<string, Waiting[]>();
 
@@ -52,14 +51,12 @@ export class SendBatcher {
   }
 
   private pump(): void {
-    while (this.running < BATCH_STATEMENTS && this.waiting.length) {
-      const batch = this.waiting.splice(0, MAX_BATCH);
-      this.running++;
-      void this.run(batch).finally(() => {
-        this.running--;
-        this.pump();
-      });
-    }
+    if (this.running || !this.waiting.length) return;
+    this.running = true;
+    void this.run(this.waiting.splice(0, MAX_BATCH)).finally(() => {
+      this.running = false;
+      this.pump();
+    });
   }
 
   /**
