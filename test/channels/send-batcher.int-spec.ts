@@ -1,5 +1,13 @@
+import { randomUUID } from 'crypto';
 import { DataSource } from 'typeorm';
-import { SendBatcher, SendOutcome, SendRequest } from '../../src/channels/writes';
+import {
+  PENDING_MESSAGE_ID,
+  SendBatcher,
+  sendMessage,
+  sendMessages,
+  SendOutcome,
+  SendRequest,
+} from '../../src/channels/writes';
 import { CHANNEL_ORDER_LOCK_SEED } from '../../src/events/channel-order';
 import { startTestApp, TestApp } from '../support/app';
 import { newWorkspace, TestUser, TestWorkspace } from '../support/fixtures';
@@ -14,11 +22,14 @@ describe('send batches (PostgreSQL)', () => {
   let db: DataSource;
   let ws: TestWorkspace;
   let ana: TestUser;
+  let bo: TestUser;
   beforeAll(async () => {
     t = await startTestApp({ SERVICE_RATE_LIMIT_MESSAGES_PER_MINUTE: '10000' });
     db = t.app.get(DataSource);
     ws = await newWorkspace(t);
-    ana = (await ws.users('ana', 'bo'))[0]!;
+    const users = await ws.users('ana', 'bo');
+    ana = users[0]!;
+    bo = users[1]!;
   });
   afterAll(async () => t.close());
 
@@ -139,5 +150,215 @@ describe('send batches (PostgreSQL)', () => {
       [busy.id],
     );
     expect(stored.map((m) => m.content)).toEqual(['b1', 'b2', 'b3', 'b4']);
+  });
+
+  /** A send as the messages service builds it: a message.created whose id and instant the database sets. */
+  const plain = (
+    channelId: string,
+    user: TestUser | null,
+    content: string,
+    more: Partial<SendRequest['msg']> = {},
+  ): SendRequest => ({
+    workspaceId: ws.id,
+    channelId,
+    msg: {
+      userId: user?.id ?? null,
+      senderKey: user?.id ?? 'system',
+      type: user ? 'text' : 'system',
+      content,
+      attachmentUrl: null,
+      attachment: null,
+      parentId: null,
+      idempotencyKey: null,
+      mentionIds: [],
+      threadId: null,
+      showInChannel: false,
+      metadata: more.metadata ?? null,
+      byUser: !!user,
+      shadowed: false,
+      ...more,
+    },
+    events: [
+      {
+        type: 'message.created',
+        payload: {
+          message: {
+            id: PENDING_MESSAGE_ID,
+            channel_id: channelId,
+            channel_external_id: 'x',
+            user: null,
+            content,
+            type: user ? 'text' : 'system',
+            attachment_url: null,
+            created_at: '',
+            metadata: {},
+          },
+        },
+      },
+    ],
+    ids: [randomUUID()],
+  });
+
+  /** Everything a send leaves in the database, without the ids and instants it made. */
+  async function stateOf(channels: string[]) {
+    const pos = (id: string) => channels.indexOf(id);
+    const messages: Record<string, unknown>[] = await db.query(
+      `SELECT channel_id, user_id, sender_key, type, content, idempotency_key, channel_no, sender_no, thread_id,
+              show_in_channel, metadata, shadowed, deleted_at
+         FROM messages WHERE channel_id = ANY($1::uuid[]) ORDER BY created_at, id`,
+      [channels],
+    );
+    const events: {
+      channel_id: string;
+      seq: string;
+      type: string;
+      payload: { message?: Record<string, unknown> };
+      message_created_at: Date;
+      message_id: string;
+    }[] = await db.query(
+      `SELECT e.channel_id, e.seq, e.type, e.payload, m.created_at AS message_created_at, m.id AS message_id
+           FROM events e LEFT JOIN messages m ON m.id = (e.payload->'message'->>'id')::uuid
+          WHERE e.channel_id = ANY($1::uuid[]) ORDER BY e.position`,
+      [channels],
+    );
+    const counters: Record<string, unknown>[] = await db.query(
+      `SELECT c.id, c.last_seq, c.message_count, c.last_message_at = (SELECT max(created_at) FROM messages m
+                WHERE m.channel_id = c.id) AS last_message_at_is_latest
+         FROM channels c WHERE c.id = ANY($1::uuid[]) ORDER BY c.id`,
+      [channels],
+    );
+    const members: Record<string, unknown>[] = await db.query(
+      `SELECT cm.channel_id, cm.user_id, cm.sent_count, cm.last_sent_at IS NOT NULL AS has_sent_at
+         FROM channel_members cm WHERE cm.channel_id = ANY($1::uuid[]) ORDER BY cm.user_id`,
+      [channels],
+    );
+    // each event names its message by id and instant; a channel's seqs rise with (created_at, id)
+    for (const e of events.filter((x) => x.type === 'message.created')) {
+      expect(e.message_id).toBe(e.payload.message!.id);
+      expect(e.payload.message!.created_at).toBe(new Date(e.message_created_at).toISOString());
+    }
+    return {
+      // the keys differ by run (a key is the workspace's): whether there is one
+      messages: messages.map((m) => ({
+        ...m,
+        channel_id: pos(m.channel_id as string),
+        idempotency_key: m.idempotency_key !== null,
+      })),
+      events: events.map((e) => ({
+        channel: pos(e.channel_id),
+        seq: Number(e.seq),
+        type: e.type,
+        content: e.payload.message?.content,
+      })),
+      counters: counters
+        .map((c) => ({ ...c, id: undefined }))
+        .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+      members: members
+        .map((m) => ({ ...m, channel_id: pos(m.channel_id as string) }))
+        .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+    };
+  }
+
+  /** How often the batch statement fell back to chat_send_message (one call per send it did not store set-based). */
+  async function batchOnce(batch: SendRequest[]): Promise<{ answers: unknown[]; singly: number }> {
+    const qr = db.createQueryRunner();
+    await qr.connect();
+    try {
+      await qr.startTransaction();
+      await qr.query(`SET LOCAL track_functions = 'pl'`);
+      const answers = await sendMessages(qr.manager, batch);
+      const [row] = (await qr.query(
+        `SELECT coalesce(pg_stat_get_xact_function_calls('chat_send_message'::regproc), 0)::int AS calls`,
+      )) as { calls: number }[];
+      const calls = row!.calls;
+      await qr.commitTransaction();
+      return { answers, singly: calls };
+    } finally {
+      await qr.release();
+    }
+  }
+
+  it('stores a batch of plain sends set-based exactly as one send at a time would', async () => {
+    const plan = (a: string, b: string): SendRequest[] => [
+      plain(a, ana, 'one'),
+      plain(b, bo, 'two'),
+      plain(a, bo, 'three', { metadata: { k: 'v' } }),
+      plain(a, ana, 'four', { idempotencyKey: `key-${a}` }),
+      plain(b, null, 'a notice'),
+      plain(b, bo, 'five', { byUser: false }),
+      plain(a, ana, 'six'),
+    ];
+    const batched = [(await group(ws, 'ana', ['bo'])).id, (await group(ws, 'ana', ['bo'])).id];
+    const single = [(await group(ws, 'ana', ['bo'])).id, (await group(ws, 'ana', ['bo'])).id];
+    const { answers, singly } = await batchOnce(plan(batched[0]!, batched[1]!));
+    expect(singly).toBe(0); // every send of the batch went set-based
+    expect(answers.map((a) => (a as SendOutcome).outcome)).toEqual(Array(7).fill('sent'));
+    for (const r of plan(single[0]!, single[1]!))
+      expect((await sendMessage(db.manager, r)).outcome).toBe('sent');
+    const [got, want] = [await stateOf(batched), await stateOf(single)];
+    expect(got).toEqual(want);
+    expect(
+      got.events.filter((e) => e.channel === 0 && e.type === 'message.created').map((e) => e.content),
+    ).toEqual(['one', 'three', 'four', 'six']);
+    // each answer is its own message's: id, instant and seq as stored
+    for (const a of answers as Extract<SendOutcome, { outcome: 'sent' }>[]) {
+      const [row] = await db.query<{ seq: string }[]>(
+        `SELECT e.seq FROM events e WHERE (e.payload->'message'->>'id')::uuid = $1 AND e.payload->'message'->>'created_at' = $2`,
+        [a.id, a.created_at],
+      );
+      expect(Number(row?.seq)).toBe(a.first_seq);
+    }
+  });
+
+  it('sends a channel with a send that is not plain one by one, in order, and answers refusals and replays there', async () => {
+    const [mixed, plainCh, replayCh] = [
+      (await group(ws, 'ana', ['bo'])).id,
+      (await group(ws, 'ana', ['bo'])).id,
+      (await group(ws, 'ana', ['bo'])).id,
+    ];
+    const root = await sendMessage(db.manager, plain(mixed, ana, 'root'));
+    const first = await sendMessage(db.manager, plain(replayCh, ana, 'keyed', { idempotencyKey: 'again' }));
+    const outsider = (await ws.users('cy'))[0]!;
+    const { answers, singly } = await batchOnce([
+      plain(mixed, ana, 'before the reply'),
+      plain(plainCh, ana, 'elsewhere'),
+      plain(mixed, bo, 'a reply', { threadId: (root as { id: string }).id }),
+      plain(mixed, ana, 'after the reply'),
+      plain(replayCh, ana, 'keyed', { idempotencyKey: 'again' }),
+      plain(plainCh, outsider, 'not a member'),
+    ]);
+    // the mixed channel's three sends and the replay channel's one; plainCh has a refusal, so both its sends
+    expect(singly).toBe(6);
+    expect(answers.map((a) => (a as SendOutcome).outcome)).toEqual([
+      'sent',
+      'sent',
+      'sent',
+      'sent',
+      'replay',
+      'not_member',
+    ]);
+    expect(answers[4]).toMatchObject({ id: (first as { id: string }).id });
+    const order: { content: string }[] = await db.query(
+      `SELECT m.content FROM events e JOIN messages m ON m.id = (e.payload->'message'->>'id')::uuid
+        WHERE e.channel_id = $1 AND e.type = 'message.created' ORDER BY e.seq`,
+      [mixed],
+    );
+    expect(order.map((o) => o.content)).toEqual(['root', 'before the reply', 'a reply', 'after the reply']);
+  });
+
+  it('a key used twice in one batch is stored once and answered as a replay the second time', async () => {
+    const ch = (await group(ws, 'ana', ['bo'])).id;
+    const { answers } = await batchOnce([
+      plain(ch, ana, 'twice', { idempotencyKey: 'twice' }),
+      plain(ch, ana, 'twice', { idempotencyKey: 'twice' }),
+    ]);
+    const [a, b] = answers as { outcome: string; id: string }[];
+    expect([a!.outcome, b!.outcome]).toEqual(['sent', 'replay']);
+    expect(b!.id).toBe(a!.id);
+    expect(
+      (
+        await db.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM messages WHERE channel_id = $1`, [ch])
+      )[0]!.n,
+    ).toBe(1);
   });
 });
