@@ -8,6 +8,7 @@ import { Channel } from './channel.entity';
 @Check('channel_members_role_check', `role IN ('admin', 'member')`)
 @Check('channel_members_hidden', `(hidden_others IS NULL) = (hidden_at IS NULL)`)
 @Index('channel_members_user', ['userId', 'channelId'])
+@Index('channel_members_admins', ['channelId'], { where: `role = 'admin'` })
 export class ChannelMember {
   @PrimaryColumn('uuid', { name: 'channel_id', primaryKeyConstraintName: 'channel_members_pkey' })
   channelId!: string;

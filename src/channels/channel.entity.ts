@@ -79,6 +79,10 @@ export class Channel {
   @Column('bigint', { name: 'message_count', default: 0 })
   messageCount!: number;
 
+  /** Rows in channel_members, kept by the chat_count_members trigger (CONTRACT §29: large channels). */
+  @Column('integer', { name: 'member_count', default: 0 })
+  memberCount!: number;
+
   @Column('boolean', { default: false })
   frozen!: boolean;
 

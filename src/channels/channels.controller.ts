@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { ChannelDto, ChannelListDto, ChannelPresenceDto } from './dto/channel-response.dto';
+import { ChannelDto, ChannelListDto, ChannelPresenceDto, ChannelPresenceQueryDto } from './dto/channel-response.dto';
 import type { Response } from 'express';
 import { Auth } from '../common/auth/auth.decorator';
 import { BackendPrincipal, CurrentPrincipal, WorkspacePrincipal } from '../common/auth/principal';
@@ -149,13 +149,17 @@ export class ChannelsController {
     return this.channels.setRole(p, id, ext, dto.role);
   }
 
-  /** Members with their role and presence. */
+  /** Members with their role and presence, a page at a time: online members first, each group by external_id. */
   @Get(':id/presence')
   @Auth('any')
   @ApiOperation({ operationId: 'getChannelPresence', summary: "Get the channel members' presence" })
   @ApiOkResponse({ type: ChannelPresenceDto })
-  @ApiErrors({ 403: NOT_A_MEMBER, 404: NO_CHANNEL })
-  presence(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') id: string): Promise<ChannelPresenceDto> {
-    return this.channels.presence(p, id);
+  @ApiErrors({ 400: 'VALIDATION_ERROR: a limit outside 1-200, a bad cursor', 403: NOT_A_MEMBER, 404: NO_CHANNEL })
+  presence(
+    @CurrentPrincipal() p: WorkspacePrincipal,
+    @Param('id') id: string,
+    @Query() q: ChannelPresenceQueryDto,
+  ): Promise<ChannelPresenceDto> {
+    return this.channels.presence(p, id, q.limit ?? 100, q.cursor);
   }
 }

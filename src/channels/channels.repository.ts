@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { WorkspaceSettingsCache } from '../workspaces/workspace-settings.cache';
+import { isLarge, WorkspaceSettings } from '../workspaces/workspace-settings';
 import { EntityManager } from 'typeorm';
 import type { ChannelPayload } from '../events/event-types';
 import { isoNotNull } from '../common/time';
@@ -20,17 +22,22 @@ export interface ChannelRow {
   frozen: boolean;
   slow_mode_seconds: number;
   metadata: Record<string, unknown>;
+  /** Rows in channel_members (kept by a trigger). */
+  member_count: number;
   /** created_at as exact text, for cursors */
   created_key?: string;
 }
 
 
 export const CHANNEL_COLUMNS =
-  'c.id, c.workspace_id, c.type, c.external_id, c.name, c.avatar_url, c.created_by, c.last_message_at, c.created_at, c.updated_at, c.frozen, c.slow_mode_seconds, c.metadata';
+  'c.id, c.workspace_id, c.type, c.external_id, c.name, c.avatar_url, c.created_by, c.last_message_at, c.created_at, c.updated_at, c.frozen, c.slow_mode_seconds, c.metadata, c.member_count';
 
 @Injectable()
 export class ChannelsRepository {
-  constructor(private readonly members: ChannelMembersRepository) {}
+  constructor(
+    private readonly members: ChannelMembersRepository,
+    private readonly settings: WorkspaceSettingsCache,
+  ) {}
 
   /** By id (tried first) or external_id, always within the workspace. */
   async findByRef(
@@ -200,6 +207,8 @@ export class ChannelsRepository {
       [rows.map((r) => r.created_by).filter((x): x is string => !!x)],
     );
     const creatorOf = new Map(creators.map((u) => [u.id, u.external_id]));
+    const settingsOf = new Map<string, WorkspaceSettings>();
+    for (const w of new Set(rows.map((r) => r.workspace_id))) settingsOf.set(w, await this.settings.get(w, m));
     const byChannel = new Map<string, MemberRow[]>();
     for (const mem of members) byChannel.set(mem.channel_id, [...(byChannel.get(mem.channel_id) ?? []), mem]);
     return rows.map((r) => {
@@ -211,6 +220,7 @@ export class ChannelsRepository {
         name: r.name,
         avatar_url: r.avatar_url,
         member_count: list.length,
+        large: isLarge(list.length, settingsOf.get(r.workspace_id)!),
         created_by: r.created_by ? (creatorOf.get(r.created_by) ?? null) : null,
         created_at: isoNotNull(r.created_at),
         updated_at: isoNotNull(r.updated_at),

@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { WorkspacePrincipal } from '../common/auth/principal';
 import { AppError } from '../common/errors/app-error';
 import { newId } from '../common/ids';
-import { decodeTimeIdCursor, pageOf } from '../common/pagination';
+import { decodeCursor, decodeTimeIdCursor, pageOf } from '../common/pagination';
 import { isoNotNull } from '../common/time';
 import type { ChannelPayload } from '../events/event-types';
 import { UsersRepository, UserRow } from '../users/users.repository';
@@ -282,18 +282,31 @@ export class ChannelsService {
     return v!;
   }
 
-  /** Members with role and presence; `online` comes from the presence store once realtime is wired. */
-  async presence(p: WorkspacePrincipal, ref: string) {
+  /**
+   * Members with role and presence, a page at a time (CONTRACT §29): online members first, then offline,
+   * each by external_id; `online_count` over the whole channel. The cursor is the last member's sort key.
+   */
+  async presence(p: WorkspacePrincipal, ref: string, limit: number, cursor?: string) {
+    const after = cursor ? (decodeCursor(cursor, ['number', 'string'], 'cursor') as [number, string]) : null;
     const { channel } = await this.access.open(p, ref);
     const rows = await this.members.lastSeen(this.db.manager, channel.id);
     const online = await this.presenceReader.onlineOf(rows.map((r) => r.user_id));
+    const key = (r: { user_id: string; external_id: string }): [number, string] => [online.has(r.user_id) ? 0 : 1, r.external_id];
+    const byKey = (a: [number, string], b: [number, string]) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0);
+    const sorted = rows.map((r) => ({ r, k: key(r) })).sort((a, b) => byKey(a.k, b.k));
+    const rest = after ? sorted.filter((x) => byKey(x.k, after) > 0) : sorted;
+    const page = pageOf(rest.slice(0, limit + 1), limit, (x) => x.k);
     return {
-      members: rows.map((r) => ({
+      members: page.items.map(({ r }) => ({
         external_id: r.external_id,
         role: channel.type === 'direct' ? null : r.role,
         online: online.has(r.user_id),
         last_seen_at: r.last_seen_at ? isoNotNull(r.last_seen_at) : null,
       })),
+      online_count: rows.filter((r) => online.has(r.user_id)).length,
+      has_more: page.has_more,
+      next_cursor: page.next_cursor,
     };
   }
+
 }

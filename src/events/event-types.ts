@@ -59,6 +59,8 @@ export interface ChannelPayload {
   name: string | null;
   avatar_url: string | null;
   member_count: number;
+  /** CONTRACT §29: more members than the workspace's large_channel_threshold. */
+  large: boolean;
   created_by: string | null;
   created_at: string;
   updated_at: string;

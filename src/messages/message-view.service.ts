@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { largeChannelSql } from '../workspaces/workspace-settings';
 import { EntityManager } from 'typeorm';
 import { isoNotNull, iso } from '../common/time';
 import { prepared } from '../infra/database/prepared';
@@ -224,7 +225,10 @@ export class MessageViews {
                               min(rx.created_at) AS first_at
                          FROM reactions rx WHERE rx.message_id = msg.id GROUP BY rx.emoji) r) AS reactions,
               cur.cursors,
-              (SELECT w.settings->'read_receipts_enabled' FROM workspaces w WHERE w.id = $1) AS read_receipts
+              -- a large channel's read state is not a signal (CONTRACT §29): sent or delivered only
+              (SELECT CASE WHEN ${largeChannelSql('c', 'w.settings')} THEN 'false'::jsonb
+                           ELSE w.settings->'read_receipts_enabled' END
+                 FROM workspaces w WHERE w.id = $1) AS read_receipts
          FROM msg
          JOIN channels c ON c.id = msg.channel_id
          LEFT JOIN users u ON u.id = msg.user_id AND u.external_id IS NOT NULL

@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { rows } from '../infra/database/sql';
 import { RedisService } from '../infra/redis/redis.module';
+import { largeChannelSql } from '../workspaces/workspace-settings';
 import { PresenceStore } from './presence.store';
 import { AppServer, AppSocket, channelRoom, PresenceBatch, presenceBatchRoom, PresenceChange, PresenceMode, PresenceNews, presenceRoom, SocketData, userRoom } from './realtime-events';
 
@@ -191,12 +192,41 @@ export class PresenceCoalescer implements BeforeApplicationShutdown {
       if (!wasAnnounced || elsewhere.has(userId) || !p.rooms.length) continue;
       news.changes.push({ user_id: userId, rooms: p.rooms, change: { external_id: p.who.externalId, online: false, last_seen_at: seenAt.get(userId) ?? news.ts } });
     }
+    news.changes = await this.smallOnly(news.changes);
+    if (this.closed) return;
     if (news.changes.length) {
       this.deliver(news);
       // one message for the whole tick; every other instance delivers it to its own sockets
       if (this.redis.enabled) this.server.serverSideEmit('presence.news', news);
     }
     this.sendBatches();
+  }
+
+  /**
+   * Presence flows only through channels that are not large (CONTRACT §29): the large channels' rooms
+   * leave each change, one query for the tick's rooms; a change left with no room tells no one. With
+   * the database away every room stays (partners still hear of each other, as before the rule).
+   */
+  private async smallOnly(changes: PresenceNews['changes']): Promise<PresenceNews['changes']> {
+    const rooms = [...new Set(changes.flatMap((c) => c.rooms))];
+    if (!rooms.length) return changes;
+    let large: Set<string>;
+    try {
+      const found = await rows<{ id: string }>(
+        this.db.manager,
+        `SELECT c.id FROM channels c JOIN workspaces w ON w.id = c.workspace_id
+          WHERE c.id = ANY($1::uuid[]) AND ${largeChannelSql('c', 'w.settings')}`,
+        [rooms.map((r) => r.slice(CHANNEL_PREFIX.length))],
+      );
+      large = new Set(found.map((r) => channelRoom(r.id)));
+    } catch (e) {
+      this.logger.debug(`large channels not known: ${String(e)}`);
+      return changes;
+    }
+    if (!large.size) return changes;
+    return changes
+      .map((c) => ({ ...c, rooms: c.rooms.filter((r) => !large.has(r)) }))
+      .filter((c) => c.rooms.length);
   }
 
   /**

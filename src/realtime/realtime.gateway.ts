@@ -16,6 +16,8 @@ import { MessagesService } from '../messages/messages.service';
 import { ReceiptsService } from '../receipts/receipts.service';
 import { Draining } from '../ops/draining';
 import { WorkspaceChanges } from '../workspaces/workspace-changes';
+import { isLarge } from '../workspaces/workspace-settings';
+import { WorkspaceSettingsCache } from '../workspaces/workspace-settings.cache';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { Metrics } from '../ops/metrics';
@@ -33,6 +35,8 @@ class SocketSendDto extends SendMessageDto {
 }
 
 const TYPING_TTL_MS = 6_000;
+/** In a large channel, at most one typing.start per channel this often (CONTRACT §29). */
+const LARGE_TYPING_INTERVAL_MS = 1_000;
 /** setTimeout's longest wait (tokens live at most 24 hours anyway). */
 const MAX_TIMER_MS = 2_147_000_000;
 /** How soon credentials are checked again when the database could not say. */
@@ -60,6 +64,8 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
   @WebSocketServer() server!: AppServer;
   private readonly logger = new Logger('Realtime');
   private readonly typing = new Map<string, NodeJS.Timeout>();
+  /** Large channels whose typing.start went out less than a second ago, with the latest one waiting. */
+  private readonly largeTyping = new Map<string, { timer: NodeJS.Timeout; next: (() => void) | null }>();
   private closing = false;
   /** Channel rooms loaded during the handshake, joined on connection. */
   private readonly rooms = new WeakMap<AppSocket, string[]>();
@@ -97,6 +103,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
     private readonly changes: WorkspaceChanges,
     private readonly metrics: Metrics,
     private readonly draining: Draining,
+    private readonly settings: WorkspaceSettingsCache,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -236,6 +243,8 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
     this.closing = true;
     for (const t of this.typing.values()) clearTimeout(t);
     this.typing.clear();
+    for (const t of this.largeTyping.values()) clearTimeout(t.timer);
+    this.largeTyping.clear();
   }
 
   private principal(socket: AppSocket): UserPrincipal {
@@ -302,7 +311,38 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
     socket.on('typing.stop', this.handle(socket, ready, async (payload) => this.typingEvent(socket, payload, false)));
   }
 
-  /** Typing is not logged: it goes to the other members now and stops by itself after a few seconds. */
+  /** A large channel's typing.start: now if none went out in the last second, else the latest one at the second's end. */
+  private throttledTyping(channelId: string, emit: () => void): void {
+    const t = this.largeTyping.get(channelId);
+    if (!t) {
+      emit();
+      const timer = setTimeout(() => this.flushTyping(channelId), LARGE_TYPING_INTERVAL_MS);
+      timer.unref();
+      this.largeTyping.set(channelId, { timer, next: null });
+      return;
+    }
+    t.next = emit;
+  }
+
+  private flushTyping(channelId: string): void {
+    const t = this.largeTyping.get(channelId);
+    if (!t) return;
+    if (!t.next || this.closing) {
+      this.largeTyping.delete(channelId);
+      return;
+    }
+    const emit = t.next;
+    t.next = null;
+    emit();
+    t.timer = setTimeout(() => this.flushTyping(channelId), LARGE_TYPING_INTERVAL_MS);
+    t.timer.unref();
+  }
+
+  /**
+   * Typing is not logged: it goes to the other members now and stops by itself after a few seconds. In a
+   * large channel (CONTRACT §29) at most one `typing.start` a second goes out per channel from this
+   * instance, the latest typer's, and `typing.stop` not at all (clients expire a typer after 5 s).
+   */
   private async typingEvent(socket: AppSocket, payload: unknown, start: boolean): Promise<{ channel_id: string }> {
     const { channel_id: ref } = await parse(ChannelRefDto, payload);
     const { channel } = await this.access.open(this.principal(socket), ref);
@@ -316,6 +356,10 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
     };
     clearTimeout(this.typing.get(key));
     this.typing.delete(key);
+    if (isLarge(channel.member_count, await this.settings.get(channel.workspace_id))) {
+      if (start) this.throttledTyping(channel.id, () => emit('typing.start'));
+      return { channel_id: channel.id };
+    }
     if (start) {
       const timer = setTimeout(() => {
         this.typing.delete(key);

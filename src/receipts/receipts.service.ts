@@ -6,6 +6,7 @@ import { ChannelWriteContext, ChannelWrites } from '../channels/writes';
 import type { WorkspacePrincipal } from '../common/auth/principal';
 import { AppError } from '../common/errors/app-error';
 import { isoNotNull } from '../common/time';
+import { isLarge } from '../workspaces/workspace-settings';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 
 export interface Cursors {
@@ -24,12 +25,16 @@ export class ReceiptsService {
     private readonly workspaces: WorkspacesService,
   ) {}
 
-  /** Moves the read cursor; with read receipts on, `channel.read` takes the channel's next seq. */
+  /**
+   * Moves the read cursor; with read receipts on, `channel.read` takes the channel's next seq, except in
+   * a large channel (CONTRACT §29), whose read state is not broadcast.
+   */
   async markRead(p: WorkspacePrincipal, ref: string, userExternalId?: string): Promise<Cursors> {
-    const readReceipts = (await this.workspaces.settings(p.workspaceId)).read_receipts_enabled;
+    const settings = await this.workspaces.settings(p.workspaceId);
     const ctx = await this.target(p, ref, 'mark_read', userExternalId);
     const actor = ctx.actor!;
-    if (!readReceipts) return this.cursors(await this.members.markRead(this.db.manager, ctx.channel.id, actor.id));
+    if (!settings.read_receipts_enabled || isLarge(ctx.channel.member_count, settings))
+      return this.cursors(await this.members.markRead(this.db.manager, ctx.channel.id, actor.id));
     return this.writes.write(ctx, async (s) => {
       const row = await this.members.markRead(s.m, s.channel.id, actor.id);
       if (!row) throw new AppError('NOT_A_MEMBER');

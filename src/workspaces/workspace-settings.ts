@@ -5,9 +5,15 @@ export type ModerationAction = 'flag' | 'mask' | 'reject';
 export const MODERATION_RULES: ModerationRule[] = ['profanity', 'link', 'phone', 'flood'];
 export const MODERATION_ACTIONS: ModerationAction[] = ['flag', 'mask', 'reject'];
 
+/** CONTRACT §29: a channel with more members than this is large. */
+export const DEFAULT_LARGE_CHANNEL_THRESHOLD = 100;
+export const LARGE_CHANNEL_THRESHOLD_MIN = 2;
+export const LARGE_CHANNEL_THRESHOLD_MAX = 100_000;
+
 export interface WorkspaceSettings {
   read_receipts_enabled: boolean;
   system_messages_for_membership: boolean;
+  large_channel_threshold: number;
   moderation: {
     enabled: boolean;
     rules: ModerationRule[];
@@ -22,6 +28,7 @@ export function defaultSettings(): WorkspaceSettings {
   return {
     read_receipts_enabled: true,
     system_messages_for_membership: false,
+    large_channel_threshold: DEFAULT_LARGE_CHANNEL_THRESHOLD,
     moderation: {
       enabled: false,
       rules: [...MODERATION_RULES],
@@ -49,4 +56,17 @@ export function deepMerge<T>(base: T, patch: unknown): T {
 
 export function effectiveSettings(stored: unknown): WorkspaceSettings {
   return deepMerge(defaultSettings(), isPlainObject(stored) ? stored : {});
+}
+
+/**
+ * The SQL truth of "this channel is large" (CONTRACT §29), for a channel row `c` and its workspace's
+ * stored settings `settings` (a jsonb expression): the same rule as `isLarge`.
+ */
+export function largeChannelSql(c: string, settings: string): string {
+  return `(${c}.member_count > COALESCE((${settings}->>'large_channel_threshold')::integer, ${DEFAULT_LARGE_CHANNEL_THRESHOLD}))`;
+}
+
+/** A channel is large while its member count is above the workspace's threshold. */
+export function isLarge(memberCount: number, settings: Pick<WorkspaceSettings, 'large_channel_threshold'>): boolean {
+  return memberCount > settings.large_channel_threshold;
 }

@@ -5,6 +5,7 @@ import { Client, newWorkspace, userToken } from '../support/fixtures';
 const DEFAULTS = {
   read_receipts_enabled: true,
   system_messages_for_membership: false,
+  large_channel_threshold: 100,
   moderation: {
     enabled: false,
     rules: ['profanity', 'link', 'phone', 'flood'],
@@ -78,6 +79,9 @@ describe('workspace settings and secret rotation', () => {
       ['an unknown deeply nested field', { moderation: { flood: { burst: 2 } } }],
       ['an unknown moderation action', { moderation: { action: 'ban' } }],
       ['an unknown rule', { moderation: { rules: ['profanity', 'spam'] } }],
+      ['a large-channel threshold below 2', { large_channel_threshold: 1 }],
+      ['a large-channel threshold above 100,000', { large_channel_threshold: 100_001 }],
+      ['a fractional large-channel threshold', { large_channel_threshold: 2.5 }],
       ['a non-integer flood limit', { moderation: { flood: { max_repeats: 1.5 } } }],
       ['a zero window', { moderation: { auto_mute: { window_seconds: 0 } } }],
       ['a non-string blocklist entry', { moderation: { blocklist: [3] } }],

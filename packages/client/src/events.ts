@@ -12,6 +12,8 @@ export interface ChannelPayload {
   name: string | null;
   avatar_url: string | null;
   member_count: number;
+  /** More members than the workspace's large_channel_threshold (presence, receipts, typing and member events change). */
+  large: boolean;
   created_by: string | null;
   created_at: string;
   updated_at: string;

@@ -1,4 +1,6 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { PageDto } from '../../common/http/page.dto';
 
 /** The channel object, its page, and what the channel routes answer besides it. */
@@ -23,6 +25,11 @@ export class ChannelDto {
   name!: string | null;
   avatar_url!: string | null;
   member_count!: number;
+  /**
+   * More members than the workspace's `large_channel_threshold`: presence does not flow through it,
+   * `channel.read` is not broadcast, typing is throttled and member events go to its admins only
+   */
+  large!: boolean;
   /** The creator's external_id */
   created_by!: string | null;
   @ApiProperty({ format: 'date-time' })
@@ -56,8 +63,28 @@ export class PresenceMemberDto {
   last_seen_at!: string | null;
 }
 
-/** GET /v1/channels/:id/presence. */
+/** GET /v1/channels/:id/presence: a page of the members, online ones first, each group by external_id. */
 @ApiSchema({ name: 'ChannelPresence' })
-export class ChannelPresenceDto {
+export class ChannelPresenceDto extends PageDto {
   members!: PresenceMemberDto[];
+  /** Members online now, over the whole channel */
+  online_count!: number;
+}
+
+/** Query of GET /v1/channels/:id/presence. */
+export class ChannelPresenceQueryDto {
+  /** Page size, 1-200 (default 100). */
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 200, default: 100 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  limit?: number;
+
+  /** The `next_cursor` of the previous page. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(512)
+  cursor?: string;
 }

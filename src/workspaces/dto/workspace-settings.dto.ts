@@ -14,7 +14,14 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { IsOptionalNotNull } from '../../common/http/optional';
-import { MODERATION_ACTIONS, MODERATION_RULES, type ModerationAction, type ModerationRule } from '../workspace-settings';
+import {
+  LARGE_CHANNEL_THRESHOLD_MAX,
+  LARGE_CHANNEL_THRESHOLD_MIN,
+  MODERATION_ACTIONS,
+  MODERATION_RULES,
+  type ModerationAction,
+  type ModerationRule,
+} from '../workspace-settings';
 
 @ApiSchema({ name: 'FloodSettingsPatch' })
 export class FloodSettingsDto {
@@ -62,6 +69,12 @@ export class ModerationSettingsDto {
 export class PatchWorkspaceSettingsDto {
   @IsOptionalNotNull() @IsBoolean() read_receipts_enabled?: boolean;
   @IsOptionalNotNull() @IsBoolean() system_messages_for_membership?: boolean;
+  /** CONTRACT §29: channels with more members than this are large. */
+  @IsOptionalNotNull()
+  @IsInt()
+  @Min(LARGE_CHANNEL_THRESHOLD_MIN)
+  @Max(LARGE_CHANNEL_THRESHOLD_MAX)
+  large_channel_threshold?: number;
   @IsOptionalNotNull() @ValidateNested() @Type(() => ModerationSettingsDto) moderation?: ModerationSettingsDto;
 }
 
@@ -96,5 +109,7 @@ export class ModerationSettingsViewDto {
 export class WorkspaceSettingsDto {
   read_receipts_enabled!: boolean;
   system_messages_for_membership!: boolean;
+  /** Channels with more members than this are large (CONTRACT §29); default 100. */
+  large_channel_threshold!: number;
   moderation!: ModerationSettingsViewDto;
 }

@@ -84,6 +84,10 @@ export type ModerationSettings = {
 export type WorkspaceSettings = {
     read_receipts_enabled: boolean;
     system_messages_for_membership: boolean;
+    /**
+     * Channels with more members than this are large (CONTRACT §29); default 100.
+     */
+    large_channel_threshold: number;
     moderation: ModerationSettings;
 };
 
@@ -143,6 +147,10 @@ export type ModerationSettingsPatch = {
 export type WorkspaceSettingsPatch = {
     read_receipts_enabled?: boolean;
     system_messages_for_membership?: boolean;
+    /**
+     * CONTRACT §29: channels with more members than this are large.
+     */
+    large_channel_threshold?: number;
     moderation?: ModerationSettingsPatch;
 };
 
@@ -282,6 +290,11 @@ export type Channel = {
     avatar_url: string | null;
     member_count: number;
     /**
+     * More members than the workspace's `large_channel_threshold`: presence does not flow through it,
+     * `channel.read` is not broadcast, typing is throttled and member events go to its admins only
+     */
+    large: boolean;
+    /**
      * The creator's external_id
      */
     created_by: string | null;
@@ -349,7 +362,19 @@ export type PresenceMember = {
 };
 
 export type ChannelPresence = {
+    /**
+     * The cursor of the next page (`before`, or `cursor` for search); null when `has_more` is false.
+     */
+    next_cursor: string | null;
     members: Array<PresenceMember>;
+    /**
+     * Members online now, over the whole channel
+     */
+    online_count: number;
+    /**
+     * More items follow: pass `next_cursor` to get them.
+     */
+    has_more: boolean;
 };
 
 export type MessageUser = {
@@ -508,6 +533,11 @@ export type MyChannel = {
     name: string | null;
     avatar_url: string | null;
     member_count: number;
+    /**
+     * More members than the workspace's `large_channel_threshold`: presence does not flow through it,
+     * `channel.read` is not broadcast, typing is throttled and member events go to its admins only
+     */
+    large: boolean;
     /**
      * The creator's external_id
      */
@@ -2451,13 +2481,22 @@ export type GetChannelPresenceData = {
     path: {
         id: string;
     };
-    query?: never;
+    query?: {
+        /**
+         * Page size, 1-200 (default 100).
+         */
+        limit?: number;
+        /**
+         * The `next_cursor` of the previous page.
+         */
+        cursor?: string;
+    };
     url: '/v1/channels/{id}/presence';
 };
 
 export type GetChannelPresenceErrors = {
     /**
-     * VALIDATION_ERROR: malformed input (a body that is not JSON, NUL characters, nesting too deep)
+     * VALIDATION_ERROR: a limit outside 1-200, a bad cursor
      */
     400: Error;
     /**
