@@ -4,7 +4,7 @@ import { rows } from '../infra/database/sql';
 import { RedisService } from '../infra/redis/redis.module';
 import { largeChannelSql } from '../workspaces/workspace-settings';
 import { PresenceStore } from './presence.store';
-import { AppServer, AppSocket, channelRoom, PresenceBatch, presenceBatchRoom, PresenceChange, PresenceMode, PresenceNews, presenceRoom, SocketData, userRoom } from './realtime-events';
+import { AppServer, AppSocket, channelRoom, PresenceBatch, presenceBatchRoom, PresenceChange, PresenceMode, PresenceNews, presenceRoom, presenceSubRoom, SocketData, userRoom } from './realtime-events';
 
 /** Presence changes are gathered for this long and then announced together. */
 export const PRESENCE_TICK_MS = 200;
@@ -204,8 +204,9 @@ export class PresenceCoalescer implements BeforeApplicationShutdown {
 
   /**
    * Presence flows only through channels that are not large (CONTRACT §29): the large channels' rooms
-   * leave each change, one query for the tick's rooms; a change left with no room tells no one. With
-   * the database away every room stays (partners still hear of each other, as before the rule).
+   * leave each change, one query for the tick's rooms. With
+   * the database away every room stays (partners still hear of each other, as before the rule). A
+   * change left with no room still reaches the user's subscribers.
    */
   private async smallOnly(changes: PresenceNews['changes']): Promise<PresenceNews['changes']> {
     const rooms = [...new Set(changes.flatMap((c) => c.rooms))];
@@ -224,9 +225,7 @@ export class PresenceCoalescer implements BeforeApplicationShutdown {
       return changes;
     }
     if (!large.size) return changes;
-    return changes
-      .map((c) => ({ ...c, rooms: c.rooms.filter((r) => !large.has(r)) }))
-      .filter((c) => c.rooms.length);
+    return changes.map((c) => ({ ...c, rooms: c.rooms.filter((r) => !large.has(r)) }));
   }
 
   /**
@@ -239,13 +238,16 @@ export class PresenceCoalescer implements BeforeApplicationShutdown {
     const nsp = this.server.of('/');
     const batch = nsp.adapter.rooms.get(presenceRoom('batch'))?.size ?? 0;
     const none = nsp.adapter.rooms.get(presenceRoom('none'))?.size ?? 0;
-    if (nsp.sockets.size > batch + none) {
-      for (const { user_id, rooms, change } of news.changes) {
+    for (const { user_id, rooms, change } of news.changes) {
+      const env = { v: 1 as const, type: 'presence.changed' as const, data: change, ts: news.ts };
+      // partners and subscribers in one emit: a socket that is both hears it once
+      if (nsp.sockets.size > batch + none)
         this.server.local
-          .to(rooms)
+          .to([...rooms, presenceSubRoom(user_id, 'each')])
           .except([userRoom(user_id), presenceRoom('batch'), presenceRoom('none')])
-          .emit('presence.changed', { v: 1, type: 'presence.changed', data: change, ts: news.ts });
-      }
+          .emit('presence.changed', env);
+      const others = presenceSubRoom(user_id, 'batch');
+      if (nsp.adapter.rooms.has(others)) this.server.local.to(others).except(userRoom(user_id)).emit('presence.changed', env);
     }
     if (!batch) return;
     for (const { rooms, change } of news.changes) {

@@ -105,6 +105,8 @@ export interface ClientToServerEvents {
   'channel.read': (payload: unknown, ack?: (a: Ack) => void) => void;
   'typing.start': (payload: unknown, ack?: (a: Ack) => void) => void;
   'typing.stop': (payload: unknown, ack?: (a: Ack) => void) => void;
+  'presence.subscribe': (payload: unknown, ack?: (a: Ack) => void) => void;
+  'presence.unsubscribe': (payload: unknown, ack?: (a: Ack) => void) => void;
 }
 
 /** Every client event name, at run time (metrics label values); the check below keeps it complete. */
@@ -114,6 +116,8 @@ export const CLIENT_EVENTS = [
   'channel.read',
   'typing.start',
   'typing.stop',
+  'presence.subscribe',
+  'presence.unsubscribe',
 ] as const satisfies readonly (keyof ClientToServerEvents)[];
 const clientEventsComplete: Exclude<keyof ClientToServerEvents, (typeof CLIENT_EVENTS)[number]> extends never ? true : never = true;
 void clientEventsComplete;
@@ -176,3 +180,10 @@ export const presenceRoom = (mode: Exclude<PresenceMode, 'each'>) => `presence:$
  * for every `channel:<id>` room it is in (RealtimeIoAdapter), so a batch reaches exactly them.
  */
 export const presenceBatchRoom = (room: string) => `presence-batch:${room}`;
+/**
+ * The sockets subscribed to a user's presence (CONTRACT §29, `presence.subscribe`): `each` sockets in
+ * the first room, `batch` and `none` sockets in the second (they get no presence.changed through their
+ * channels, so what they subscribed to reaches them on its own).
+ */
+export const presenceSubRoom = (userId: string, mode: PresenceMode) =>
+  mode === 'each' ? `presence-of:${userId}` : `presence-of-x:${userId}`;

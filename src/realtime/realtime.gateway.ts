@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Logger } from '@nestjs/common';
 import { OnGatewayConnection, OnGatewayInit, WebSocketGateway, WebSocketServer } from '@nestjs/websockets';
 import { plainToInstance } from 'class-transformer';
-import { IsString, MaxLength, MinLength, validate } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsString, MaxLength, MinLength, validate } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { CredentialsService } from '../auth/credentials.service';
 import { BansRepository } from '../bans/bans.repository';
@@ -24,10 +24,25 @@ import { Metrics } from '../ops/metrics';
 import { Batcher } from './batcher';
 import { OVERRUN_WINDOW_MS, SocketBudget } from './socket-budget';
 import { PresenceCoalescer, presenceModeOf } from './presence.coalescer';
-import { Ack, AppServer, AppSocket, channelRoom, presenceRoom, userRoom } from './realtime-events';
+import { Ack, AppServer, AppSocket, channelRoom, presenceRoom, presenceSubRoom, userRoom } from './realtime-events';
+import { PresenceReader } from '../channels/presence-reader';
 
 class ChannelRefDto {
   @IsString() @MinLength(1) @MaxLength(200) channel_id!: string;
+}
+
+/** CONTRACT §29: at most this many ids per presence.subscribe, and subscriptions per socket. */
+const MAX_SUBSCRIBE_IDS = 200;
+const MAX_SUBSCRIPTIONS = 500;
+
+class PresenceSubscriptionDto {
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_SUBSCRIBE_IDS)
+  @IsString({ each: true })
+  @MinLength(1, { each: true })
+  @MaxLength(200, { each: true })
+  external_ids!: string[];
 }
 
 class SocketSendDto extends SendMessageDto {
@@ -67,6 +82,8 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
   /** Large channels whose typing.start went out less than a second ago, with the latest one waiting. */
   private readonly largeTyping = new Map<string, { timer: NodeJS.Timeout; next: (() => void) | null }>();
   private closing = false;
+  /** Each socket's presence subscriptions: external_id → user id (CONTRACT §29). They end with the socket. */
+  private readonly subscriptions = new WeakMap<AppSocket, Map<string, string>>();
   /** Channel rooms loaded during the handshake, joined on connection. */
   private readonly rooms = new WeakMap<AppSocket, string[]>();
   /**
@@ -104,6 +121,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
     private readonly metrics: Metrics,
     private readonly draining: Draining,
     private readonly settings: WorkspaceSettingsCache,
+    private readonly presenceReader: PresenceReader,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -307,8 +325,57 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
       'channel.read',
       this.handle(socket, ready, async (payload) => this.receipts.markRead(this.principal(socket), (await parse(ChannelRefDto, payload)).channel_id)),
     );
+    socket.on('presence.subscribe', this.handle(socket, ready, async (payload) => this.subscribe(socket, payload)));
+    socket.on('presence.unsubscribe', this.handle(socket, ready, async (payload) => this.unsubscribe(socket, payload)));
     socket.on('typing.start', this.handle(socket, ready, async (payload) => this.typingEvent(socket, payload, true)));
     socket.on('typing.stop', this.handle(socket, ready, async (payload) => this.typingEvent(socket, payload, false)));
+  }
+
+  /**
+   * `presence.subscribe {external_ids}`: this socket hears `presence.changed` for these users from now
+   * on, and gets their state now. Users outside the workspace, sharing no channel with the caller, or the
+   * caller are ignored; past MAX_SUBSCRIPTIONS per socket nothing is subscribed (VALIDATION_ERROR).
+   */
+  private async subscribe(socket: AppSocket, payload: unknown) {
+    const { external_ids } = await parse(PresenceSubscriptionDto, payload);
+    const { workspaceId, userId } = socket.data;
+    const users = await this.db.query<{ id: string; external_id: string; last_seen_at: Date | null }[]>(
+      `SELECT u.id, u.external_id, u.last_seen_at FROM users u
+        WHERE u.workspace_id = $1 AND u.external_id = ANY($2::text[]) AND u.id <> $3
+          AND EXISTS (SELECT 1 FROM channel_members mine JOIN channel_members theirs
+                        ON theirs.channel_id = mine.channel_id AND theirs.user_id = u.id
+                       WHERE mine.user_id = $3)`,
+      [workspaceId, [...new Set(external_ids)], userId],
+    );
+    const mine = this.subscriptions.get(socket) ?? new Map<string, string>();
+    const after = new Set([...mine.keys(), ...users.map((u) => u.external_id)]);
+    if (after.size > MAX_SUBSCRIPTIONS)
+      throw AppError.validation('external_ids', `at most ${MAX_SUBSCRIPTIONS} presence subscriptions per socket`);
+    // joined before the state is read: a change after the read reaches the socket
+    await socket.join(users.map((u) => presenceSubRoom(u.id, presenceModeOf(socket))));
+    for (const u of users) mine.set(u.external_id, u.id);
+    this.subscriptions.set(socket, mine);
+    const online = await this.presenceReader.onlineOf(users.map((u) => u.id));
+    return {
+      users: users.map((u) => ({
+        external_id: u.external_id,
+        online: online.has(u.id),
+        last_seen_at: online.has(u.id) || !u.last_seen_at ? null : new Date(u.last_seen_at).toISOString(),
+      })),
+    };
+  }
+
+  /** `presence.unsubscribe {external_ids}`: ids this socket is not subscribed to are ignored. */
+  private async unsubscribe(socket: AppSocket, payload: unknown): Promise<null> {
+    const { external_ids } = await parse(PresenceSubscriptionDto, payload);
+    const mine = this.subscriptions.get(socket);
+    for (const ext of external_ids) {
+      const id = mine?.get(ext);
+      if (!id) continue;
+      mine!.delete(ext);
+      await socket.leave(presenceSubRoom(id, presenceModeOf(socket)));
+    }
+    return null;
   }
 
   /** A large channel's typing.start: now if none went out in the last second, else the latest one at the second's end. */

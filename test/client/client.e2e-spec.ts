@@ -134,6 +134,30 @@ describe('@chat-service/client', () => {
     expect(history.map((x) => x.id)).toEqual([m.id]);
   });
 
+  it('subscribes to presence (state now, then presence.changed), pages presence, and answers a refused subscription as ChatApiError', async () => {
+    const c = new ChatClient({ baseUrl: t.baseUrl, token: ana.token });
+    open.push(c);
+    const seen: { external_id: string; online: boolean }[] = [];
+    c.on('presence.changed', (d) => void seen.push({ external_id: d.external_id, online: d.online }));
+    await expect(c.subscribePresence(['bo'])).rejects.toMatchObject({ code: 'NETWORK_ERROR' }); // not connected
+    await c.connect();
+    expect(await c.subscribePresence(['bo', 'nobody'])).toEqual([
+      { external_id: 'bo', online: false, last_seen_at: null },
+    ]);
+    await connectSocket(t.baseUrl, bo.token);
+    await until('bo online', () => seen.some((x) => x.external_id === 'bo' && x.online));
+    const page = await c.getPresence(channel.id, { limit: 1 });
+    expect(page).toMatchObject({
+      online_count: 2,
+      has_more: true,
+      members: [{ external_id: 'ana', online: true }],
+    });
+    const e = await c.subscribePresence([]).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ChatApiError);
+    expect((e as ChatApiError).code).toBe('VALIDATION_ERROR');
+    await c.unsubscribePresence(['bo']);
+  });
+
   it('connect() fails with ChatApiError UNAUTHORIZED for a token the service refuses', async () => {
     const c = new ChatClient({ baseUrl: t.baseUrl, token: 'not-a-token' });
     open.push(c);

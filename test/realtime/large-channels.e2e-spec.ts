@@ -1,3 +1,4 @@
+import { io } from 'socket.io-client';
 import { DataSource } from 'typeorm';
 import { PRESENCE_TICK_MS } from '../../src/realtime/presence.coalescer';
 import { startTestApp, TestApp } from '../support/app';
@@ -224,5 +225,126 @@ describe('large channels', () => {
       expect((await ana.api.get(`/v1/channels/${big.id}/presence?${q}`)).body.error.code).toBe(
         'VALIDATION_ERROR',
       );
+  });
+
+  describe('presence subscriptions', () => {
+    const sockIn = (u: TestUser, presence: string) =>
+      new Promise<TestSocket>((resolve, reject) => {
+        const s = new TestSocket(
+          io(t.baseUrl, {
+            transports: ['websocket'],
+            auth: { token: u.token, presence },
+            reconnection: false,
+            forceNew: true,
+          }),
+        );
+        extra.push(s);
+        s.socket.once('connect', () => resolve(s));
+        s.socket.once('connect_error', reject);
+      });
+    const extra: TestSocket[] = [];
+    afterEach(() => {
+      for (const s of extra.splice(0)) s.close();
+    });
+    const changes = (s: TestSocket, who: string) =>
+      about(s, 'presence.changed', (e) => e.data.external_id === who).map(
+        (e) => e.payload.data.online as boolean,
+      );
+
+    it('tells a subscriber of users it shares only a large channel with, once per change; ignores the others', async () => {
+      await group('ana', ['bo', 'cy', 'dan']); // large
+      await group('ana', ['eve']); // small: eve is a partner too
+      await (await newWorkspace(t)).user('zed'); // another workspace's
+      const sa = await sock(ana);
+      const ack = await sa.emitAck('presence.subscribe', {
+        external_ids: ['bo', 'eve', 'zed', 'nobody', 'ana'],
+      });
+      expect(ack).toEqual({
+        ok: true,
+        data: {
+          users: expect.arrayContaining([
+            { external_id: 'bo', online: false, last_seen_at: null },
+            { external_id: 'eve', online: false, last_seen_at: null },
+          ]),
+        },
+      });
+      expect(ack.data.users).toHaveLength(2);
+      const sb = await sock(bo);
+      const se = await sock(eve);
+      await sa.waitFor('presence.changed', (e) => e.data.external_id === 'bo' && e.data.online);
+      await sa.waitFor('presence.changed', (e) => e.data.external_id === 'eve' && e.data.online);
+      sb.close();
+      se.close();
+      await sa.waitFor('presence.changed', (e) => e.data.external_id === 'bo' && !e.data.online, 6000);
+      await sa.waitFor('presence.changed', (e) => e.data.external_id === 'eve' && !e.data.online, 6000);
+      await sleep(QUIET_MS);
+      expect(changes(sa, 'bo')).toEqual([true, false]);
+      expect(changes(sa, 'eve')).toEqual([true, false]); // a partner and a subscriber hears each change once
+      // the state at subscription time, once known
+      const again = await sa.emitAck('presence.subscribe', { external_ids: ['bo'] });
+      expect(again.data.users[0]).toMatchObject({
+        external_id: 'bo',
+        online: false,
+        last_seen_at: expect.any(String),
+      });
+    });
+
+    it('stops after presence.unsubscribe; a batch socket gets what it subscribed to', async () => {
+      await group('ana', ['bo', 'cy', 'dan']); // large
+      const sa = await sock(ana);
+      const batch = await sockIn(ana, 'batch');
+      expect((await sa.emitAck('presence.subscribe', { external_ids: ['bo', 'cy'] })).ok).toBe(true);
+      expect((await batch.emitAck('presence.subscribe', { external_ids: ['bo'] })).ok).toBe(true);
+      expect(
+        await sa.emitAck('presence.unsubscribe', { external_ids: ['bo', 'never-subscribed'] }),
+      ).toMatchObject({ ok: true });
+      await sock(bo);
+      await sock(cy);
+      await sa.waitFor('presence.changed', (e) => e.data.external_id === 'cy' && e.data.online);
+      await batch.waitFor('presence.changed', (e) => e.data.external_id === 'bo' && e.data.online);
+      await sleep(QUIET_MS);
+      expect(changes(sa, 'bo')).toEqual([]);
+      expect(changes(batch, 'cy')).toEqual([]);
+    });
+
+    it('refuses bad subscriptions with VALIDATION_ERROR, and more than 500 per socket subscribing nothing', async () => {
+      const sa = await sock(ana);
+      for (const bad of [
+        {},
+        { external_ids: [] },
+        { external_ids: 'bo' },
+        { external_ids: [''] },
+        { external_ids: Array(201).fill('bo') },
+      ])
+        expect(await sa.emitAck('presence.subscribe', bad)).toMatchObject({
+          ok: false,
+          error: { code: 'VALIDATION_ERROR' },
+        });
+      const ids = Array.from({ length: 501 }, (_, i) => `m${i}`);
+      for (let i = 0; i < ids.length; i += 100)
+        expect(
+          (
+            await ws.api.post('/v1/users', {
+              users: ids.slice(i, i + 100).map((id) => ({ external_id: id })),
+            })
+          ).status,
+        ).toBe(200);
+      const ch = await group('ana', []);
+      for (let i = 0; i < ids.length; i += 100)
+        expect(
+          (await ws.api.post(`/v1/channels/${ch.id}/members`, { member_external_ids: ids.slice(i, i + 100) }))
+            .status,
+        ).toBe(200);
+      for (let i = 0; i < 400; i += 200)
+        expect(
+          (await sa.emitAck('presence.subscribe', { external_ids: ids.slice(i, i + 200) })).data.users,
+        ).toHaveLength(200);
+      const over = await sa.emitAck('presence.subscribe', { external_ids: ids.slice(400, 501) });
+      expect(over).toMatchObject({ ok: false, error: { code: 'VALIDATION_ERROR' } });
+      // nothing of the refused call was subscribed: 100 more still fit
+      expect(
+        (await sa.emitAck('presence.subscribe', { external_ids: ids.slice(400, 500) })).data.users,
+      ).toHaveLength(100);
+    });
   });
 });

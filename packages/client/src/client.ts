@@ -1,4 +1,4 @@
-import { ChatApiError, networkError } from './errors.js';
+import { ChatApiError, networkError, type ChatErrorCode } from './errors.js';
 import type { ConnectionStatus, ResetInfo, ServerEventName } from './events.js';
 import type {
   AddMyChannelMembersResponse,
@@ -13,6 +13,8 @@ import type {
   Device,
   DeviceList,
   EditMessageDto,
+  GetChannelPresenceData,
+  ErrorDetail,
   Flag,
   ListChannelEventsData,
   ListMessagesData,
@@ -40,6 +42,14 @@ import { Realtime, type AnyEventHandler, type EventHandler, type PresenceMode } 
 import { RestTransport, toChatApiError } from './rest.js';
 import { TokenManager, type TokenSource } from './token.js';
 import type { ManagerOptions, Socket, SocketOptions } from 'socket.io-client';
+
+/** A user's presence as presence.subscribe answers it. */
+export interface PresenceState {
+  external_id: string;
+  online: boolean;
+  /** When the user was last online; null while online (or never seen). */
+  last_seen_at: string | null;
+}
 
 export interface SendRetryOptions {
   /** Attempts in all (default: unlimited within `timeoutMs`). */
@@ -87,6 +97,7 @@ export type SearchMessagesQuery = SearchMessagesData['query'];
 export type SearchChannelMessagesQuery = SearchChannelMessagesData['query'];
 export type ListChannelEventsQuery = NonNullable<ListChannelEventsData['query']>;
 export type SyncQuery = NonNullable<SyncMyEventsData['query']>;
+export type GetPresenceQuery = NonNullable<GetChannelPresenceData['query']>;
 
 const seg = (s: string) => encodeURIComponent(s);
 const sleep = (ms: number, signal?: AbortSignal) =>
@@ -192,6 +203,41 @@ export class ChatClient {
     return this.realtime.rawSocket;
   }
 
+  /**
+   * Presence of these users (1-200 external ids a call, at most 500 per socket) from now on: this
+   * socket gets their `presence.changed`, also for users it shares only large channels with, and the
+   * answer is their state now. Users outside the workspace, or sharing no channel with you, are left
+   * out of the answer and not subscribed. Subscriptions end with the socket: subscribe again after a
+   * reconnect.
+   */
+  async subscribePresence(externalIds: string[]): Promise<PresenceState[]> {
+    const data = (await this.ack('presence.subscribe', { external_ids: externalIds })) as { users: PresenceState[] };
+    return data.users;
+  }
+
+  /** Stops the `presence.changed` of these users that subscribePresence asked for. */
+  async unsubscribePresence(externalIds: string[]): Promise<void> {
+    await this.ack('presence.unsubscribe', { external_ids: externalIds });
+  }
+
+  /** A client event with an acknowledgement: its `data`, or its error as a ChatApiError (status 0). */
+  private ack(event: string, payload: unknown, timeoutMs = 10_000): Promise<unknown> {
+    const socket = this.realtime.rawSocket;
+    if (!socket?.connected) return Promise.reject(networkError(undefined, `${event}: not connected`));
+    return socket
+      .timeout(timeoutMs)
+      .emitWithAck(event, payload)
+      .then(
+        (a: { ok: true; data: unknown } | { ok: false; error: { code: ChatErrorCode; message: string; details?: ErrorDetail[] } }) => {
+          if (a.ok) return a.data;
+          throw new ChatApiError({ code: a.error.code, status: 0, message: a.error.message, details: a.error.details });
+        },
+        (e: unknown) => {
+          throw networkError(e, `${event}: no acknowledgement`);
+        },
+      );
+  }
+
   startTyping(channelId: string): void {
     this.realtime.rawSocket?.emit('typing.start', { channel_id: channelId });
   }
@@ -272,8 +318,9 @@ export class ChatClient {
     return this.rest.json('GET', `/v1/channels/${seg(channelId)}/receipts`);
   }
 
-  getPresence(channelId: string): Promise<ChannelPresence> {
-    return this.rest.json('GET', `/v1/channels/${seg(channelId)}/presence`);
+  /** A page of the members' presence: online ones first, then by external_id, with `online_count`. */
+  getPresence(channelId: string, query: GetPresenceQuery = {}): Promise<ChannelPresence> {
+    return this.rest.json('GET', `/v1/channels/${seg(channelId)}/presence`, { query });
   }
 
   // ---- messages ----

@@ -4,6 +4,7 @@ export type {
   SendMessageInput,
   SendOptions,
   SendRetryOptions,
+  PresenceState,
   ListMyChannelsQuery,
   ListMessagesQuery,
   ListRepliesQuery,
@@ -12,6 +13,7 @@ export type {
   SearchChannelMessagesQuery,
   ListChannelEventsQuery,
   SyncQuery,
+  GetPresenceQuery,
 } from './client.js';
 export { ChatApiError, isChatApiError } from './errors.js';
 export type { ChatErrorCode } from './errors.js';
