@@ -94,7 +94,7 @@ export class ChannelMembership {
     type: 'member.joined' | 'member.left',
     user: { id: string; external_id: string },
   ): Promise<void> {
-    await s.append(
+    await s.appendMemberEvent(
       type,
       {
         channel_id: s.channel.id,
@@ -102,6 +102,7 @@ export class ChannelMembership {
         user_id: user.id,
         external_id: user.external_id,
       },
+      user.id,
       [user.id],
     );
   }
@@ -113,13 +114,17 @@ export class ChannelMembership {
     if (!members.length || members.some((x) => x.role === 'admin')) return;
     const next = members[0]!; // ordered by joined_at
     await this.members.setRole(s.m, s.channel.id, next.user_id, 'admin');
-    await s.append('member.role_changed', {
-      channel_id: s.channel.id,
-      channel_external_id: s.channel.external_id,
-      user_id: next.user_id,
-      external_id: next.external_id,
-      role: 'admin',
-    });
+    await s.appendMemberEvent(
+      'member.role_changed',
+      {
+        channel_id: s.channel.id,
+        channel_external_id: s.channel.external_id,
+        user_id: next.user_id,
+        external_id: next.external_id,
+        role: 'admin',
+      },
+      next.user_id,
+    );
   }
 
   /**

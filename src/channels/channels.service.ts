@@ -244,13 +244,17 @@ export class ChannelsService {
         if (admins.length <= 1) throw new AppError('LAST_ADMIN');
       }
       await this.members.setRole(s.m, s.channel.id, user.id, role);
-      await s.append('member.role_changed', {
-        channel_id: s.channel.id,
-        channel_external_id: s.channel.external_id,
-        user_id: user.id,
-        external_id: user.external_id,
-        role,
-      });
+      await s.appendMemberEvent(
+        'member.role_changed',
+        {
+          channel_id: s.channel.id,
+          channel_external_id: s.channel.external_id,
+          user_id: user.id,
+          external_id: user.external_id,
+          role,
+        },
+        user.id,
+      );
       return this.view(s.m, s.channel);
     });
   }

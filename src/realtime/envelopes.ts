@@ -8,6 +8,8 @@ import { Envelope, REALTIME_NAME } from './realtime-events';
 /** Events whose envelope carries the message rendered at delivery. */
 const RENDERED: ReadonlySet<string> = new Set(['message.created', 'message.pinned', 'message.unpinned']);
 
+const USER_SCOPED_ABOUT_A_CHANNEL: ReadonlySet<string> = new Set(['channel.state_changed', 'member.added', 'member.removed', 'member.role_changed']);
+
 /** The message an event is about, and its author (for block filtering). */
 export function messageIdOf(e: StoredEvent): string | null {
   const p = e.payload as { message?: { id?: string }; reaction?: { message_id?: string }; message_id?: string };
@@ -90,8 +92,9 @@ export class EnvelopeBuilder {
       case 'typing.stop':
         data = p;
     }
-    // a user-scoped event about a channel names it like notification.mention does (no seq)
-    const channelId = e.channel_id ?? (type === 'channel.state_changed' ? (p as { channel_id?: string }).channel_id : undefined);
+    // a user-scoped event about a channel names it like notification.mention does (no seq): a user's
+    // channel state, and a large channel's member events (CONTRACT §29)
+    const channelId = e.channel_id ?? (USER_SCOPED_ABOUT_A_CHANNEL.has(type) ? (p as { channel_id?: string }).channel_id : undefined);
     return {
       v: 1,
       type,

@@ -60,6 +60,8 @@ export class PresenceCoalescer implements BeforeApplicationShutdown {
   private closed = false;
   /** batch entries not sent yet: channel room → external_id → that user's last change */
   private batched = new Map<string, Map<string, PresenceChange>>();
+  /** Channel rooms last seen large (kept current by each tick's query; at most the rooms with sockets here). */
+  private readonly largeRooms = new Set<string>();
   private lastBatchAt = 0;
 
   constructor(
@@ -205,27 +207,28 @@ export class PresenceCoalescer implements BeforeApplicationShutdown {
   /**
    * Presence flows only through channels that are not large (CONTRACT §29): the large channels' rooms
    * leave each change, one query for the tick's rooms. With
-   * the database away every room stays (partners still hear of each other, as before the rule). A
-   * change left with no room still reaches the user's subscribers.
+   * the database away the channels last seen large stay left out. A change left with no room still
+   * reaches the user's subscribers.
    */
   private async smallOnly(changes: PresenceNews['changes']): Promise<PresenceNews['changes']> {
     const rooms = [...new Set(changes.flatMap((c) => c.rooms))];
     if (!rooms.length) return changes;
-    let large: Set<string>;
     try {
-      const found = await rows<{ id: string }>(
+      const found = await rows<{ id: string; large: boolean }>(
         this.db.manager,
-        `SELECT c.id FROM channels c JOIN workspaces w ON w.id = c.workspace_id
-          WHERE c.id = ANY($1::uuid[]) AND ${largeChannelSql('c', 'w.settings')}`,
+        `SELECT c.id, ${largeChannelSql('c', 'w.settings')} AS large FROM channels c JOIN workspaces w ON w.id = c.workspace_id
+          WHERE c.id = ANY($1::uuid[])`,
         [rooms.map((r) => r.slice(CHANNEL_PREFIX.length))],
       );
-      large = new Set(found.map((r) => channelRoom(r.id)));
+      for (const r of found) {
+        if (r.large) this.largeRooms.add(channelRoom(r.id));
+        else this.largeRooms.delete(channelRoom(r.id));
+      }
     } catch (e) {
-      this.logger.debug(`large channels not known: ${String(e)}`);
-      return changes;
+      // the database away: the channels last seen large stay large (a large room never gets the N² storm)
+      this.logger.debug(`large channels not read: ${String(e)}`);
     }
-    if (!large.size) return changes;
-    return changes.map((c) => ({ ...c, rooms: c.rooms.filter((r) => !large.has(r)) }));
+    return changes.map((c) => ({ ...c, rooms: c.rooms.filter((r) => !this.largeRooms.has(r)) }));
   }
 
   /**

@@ -16,7 +16,7 @@ import { MessagesService } from '../messages/messages.service';
 import { ReceiptsService } from '../receipts/receipts.service';
 import { Draining } from '../ops/draining';
 import { WorkspaceChanges } from '../workspaces/workspace-changes';
-import { isLarge } from '../workspaces/workspace-settings';
+import { isLarge, largeChannelSql } from '../workspaces/workspace-settings';
 import { WorkspaceSettingsCache } from '../workspaces/workspace-settings.cache';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
@@ -80,7 +80,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
   private readonly logger = new Logger('Realtime');
   private readonly typing = new Map<string, NodeJS.Timeout>();
   /** Large channels whose typing.start went out less than a second ago, with the latest one waiting. */
-  private readonly largeTyping = new Map<string, { timer: NodeJS.Timeout; next: (() => void) | null }>();
+  private readonly largeTyping = new Map<string, { timer: NodeJS.Timeout; next: { userId: string; emit: () => void } | null }>();
   private closing = false;
   /** Each socket's presence subscriptions: external_id → user id (CONTRACT §29). They end with the socket. */
   private readonly subscriptions = new WeakMap<AppSocket, Map<string, string>>();
@@ -339,20 +339,29 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
   private async subscribe(socket: AppSocket, payload: unknown) {
     const { external_ids } = await parse(PresenceSubscriptionDto, payload);
     const { workspaceId, userId } = socket.data;
-    const users = await this.db.query<{ id: string; external_id: string; last_seen_at: Date | null }[]>(
-      `SELECT u.id, u.external_id, u.last_seen_at FROM users u
+    // with each user: do they share a channel that is not large (a batch socket hears of them there)
+    const users = await this.db.query<{ id: string; external_id: string; last_seen_at: Date | null; partner: boolean }[]>(
+      `SELECT u.id, u.external_id, u.last_seen_at,
+              EXISTS (SELECT 1 FROM channel_members mine JOIN channel_members theirs
+                        ON theirs.channel_id = mine.channel_id AND theirs.user_id = u.id
+                        JOIN channels c ON c.id = mine.channel_id JOIN workspaces w ON w.id = c.workspace_id
+                       WHERE mine.user_id = $3 AND NOT ${largeChannelSql('c', 'w.settings')}) AS partner
+         FROM users u
         WHERE u.workspace_id = $1 AND u.external_id = ANY($2::text[]) AND u.id <> $3
           AND EXISTS (SELECT 1 FROM channel_members mine JOIN channel_members theirs
                         ON theirs.channel_id = mine.channel_id AND theirs.user_id = u.id
                        WHERE mine.user_id = $3)`,
       [workspaceId, [...new Set(external_ids)], userId],
     );
+    if (!socket.connected) return { users: [] }; // closed meanwhile: nothing to join
     const mine = this.subscriptions.get(socket) ?? new Map<string, string>();
     const after = new Set([...mine.keys(), ...users.map((u) => u.external_id)]);
     if (after.size > MAX_SUBSCRIPTIONS)
       throw AppError.validation('external_ids', `at most ${MAX_SUBSCRIPTIONS} presence subscriptions per socket`);
-    // joined before the state is read: a change after the read reaches the socket
-    await socket.join(users.map((u) => presenceSubRoom(u.id, presenceModeOf(socket))));
+    // joined before the state is read: a change after the read reaches the socket. A batch socket
+    // already hears of its partners through its channels' batches: only the others are added
+    const mode = presenceModeOf(socket);
+    await socket.join(users.filter((u) => mode !== 'batch' || !u.partner).map((u) => presenceSubRoom(u.id, mode)));
     for (const u of users) mine.set(u.external_id, u.id);
     this.subscriptions.set(socket, mine);
     const online = await this.presenceReader.onlineOf(users.map((u) => u.id));
@@ -379,7 +388,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
   }
 
   /** A large channel's typing.start: now if none went out in the last second, else the latest one at the second's end. */
-  private throttledTyping(channelId: string, emit: () => void): void {
+  private throttledTyping(channelId: string, userId: string, emit: () => void): void {
     const t = this.largeTyping.get(channelId);
     if (!t) {
       emit();
@@ -388,7 +397,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
       this.largeTyping.set(channelId, { timer, next: null });
       return;
     }
-    t.next = emit;
+    t.next = { userId, emit };
   }
 
   private flushTyping(channelId: string): void {
@@ -398,7 +407,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
       this.largeTyping.delete(channelId);
       return;
     }
-    const emit = t.next;
+    const { emit } = t.next;
     t.next = null;
     emit();
     t.timer = setTimeout(() => this.flushTyping(channelId), LARGE_TYPING_INTERVAL_MS);
@@ -424,7 +433,12 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
     clearTimeout(this.typing.get(key));
     this.typing.delete(key);
     if (isLarge(channel.member_count, await this.settings.get(channel.workspace_id))) {
-      if (start) this.throttledTyping(channel.id, () => emit('typing.start'));
+      if (start) this.throttledTyping(channel.id, userId, () => emit('typing.start'));
+      else {
+        // a stop withdraws this user's typing.start still waiting for the second to end
+        const t = this.largeTyping.get(channel.id);
+        if (t?.next?.userId === userId) t.next = null;
+      }
       return { channel_id: channel.id };
     }
     if (start) {

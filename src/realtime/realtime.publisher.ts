@@ -8,7 +8,6 @@ import type { BanPayload, StoredEvent } from '../events/event-types';
 import { SavedCursor } from '../events/saved-cursor';
 import { LeaderLease, Leadership } from '../infra/database/leadership';
 import { RedisService } from '../infra/redis/redis.module';
-import { largeChannelSql } from '../workspaces/workspace-settings';
 import { Metrics } from '../ops/metrics';
 import type { MessageView } from '../messages/message-view.service';
 import { messageIdOf, EnvelopeBuilder } from './envelopes';
@@ -59,12 +58,7 @@ export function inSeqOrder(events: StoredEvent[]): StoredEvent[] {
 const MESSAGE_ID_SQL = `SELECT CASE WHEN x.m ~ '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' THEN x.m::uuid END AS id
    FROM (SELECT COALESCE(e.payload->'message'->>'id', e.payload->'reaction'->>'message_id', e.payload->>'message_id') AS m FROM rt_ev e) x`;
 
-/** Member events: in a large channel they go to the member they are about and the channel's admins. */
-const MEMBER_EVENTS: readonly string[] = ['member.joined', 'member.left', 'member.role_changed'];
-
 interface RealtimeOutput {
-  /** The large channels of the batch's member events, with their admins. */
-  large?: { channel_id: string; admins: string[] }[];
   events: (Omit<StoredEvent, 'created_at'> & { created_at: string })[];
   /** message id → users who block its author */
   blockers: { message_id: string; blocker_id: string }[];
@@ -211,17 +205,7 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
       `SELECT m.message_id, b.blocker_id FROM rt_msg m
          CROSS JOIN LATERAL (SELECT b.blocker_id FROM blocks b WHERE b.blocked_id = m.user_id OFFSET 0) b`,
     );
-    // the large channels among the batch's member events' channels, with their admins (CONTRACT §29)
-    q.cte(
-      'rt_lrg',
-      `SELECT c.id AS channel_id,
-              ARRAY(SELECT cm.user_id FROM channel_members cm WHERE cm.channel_id = c.id AND cm.role = 'admin') AS admins
-         FROM (SELECT DISTINCT e.channel_id FROM rt_ev e WHERE e.type IN (${MEMBER_EVENTS.map((t) => `'${t}'`).join(', ')})) x
-         JOIN channels c ON c.id = x.channel_id JOIN workspaces w ON w.id = c.workspace_id
-        WHERE ${largeChannelSql('c', 'w.settings')}`,
-    );
     return `json_build_object(
-      'large', (SELECT COALESCE(json_agg(l), '[]') FROM rt_lrg l),
       'events', (SELECT COALESCE(json_agg(x ORDER BY x.tx_id::xid8, x.position), '[]') FROM rt_ev x),
       'blockers', (SELECT COALESCE(json_agg(b), '[]') FROM rt_blk b),
       'shadowed', (SELECT COALESCE(json_agg(json_build_object('message_id', m.message_id, 'user_id', m.user_id)), '[]')
@@ -238,16 +222,13 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     for (const r of out.blockers) blockers.set(r.message_id, [...(blockers.get(r.message_id) ?? []), userRoom(r.blocker_id)]);
     const shadowed = new Map<string, string[]>();
     for (const r of out.shadowed ?? []) shadowed.set(r.message_id, r.user_id ? [userRoom(r.user_id)] : []);
-    const admins = new Map((out.large ?? []).map((l) => [l.channel_id, l.admins.map(userRoom)]));
     const now = Date.now();
     // what this pass decides is kept only once its emits went out: if they fail, the next pass reads
     // the same events again, and the saved cursor has not moved past them
     const before = { readAt: this.readAt, waiting: this.waiting.map((r) => ({ ...r })) };
     for (const e of events) {
       const id = messageIdOf(e) ?? '';
-      // in a large channel a member event goes to the member it is about and the channel's admins
-      const large = MEMBER_EVENTS.includes(e.type) && e.channel_id ? admins.get(e.channel_id) : undefined;
-      const only = large ? [...new Set([...large, userRoom((e.payload as { user_id: string }).user_id)])] : shadowed.get(id);
+      const only = shadowed.get(id);
       this.waiting.push({ e, audience: only ? { except: [], only } : { except: blockers.get(id) ?? [] }, since: now, held: true });
     }
     const last = events[events.length - 1];
@@ -342,10 +323,19 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
   private emit(e: StoredEvent, env: Envelope | undefined, audience: Audience, rendered?: Map<string, MessageView>): void {
     const io = this.gateway.server;
     if (!e.channel_id) {
+      // a large channel's member event (CONTRACT §29) is addressed to the member and the admins, with
+      // no seq: the member's sockets still move in or out of the channel's room around it
+      const member = e.payload as { channel_id?: string; user_id?: string };
+      const moved = member.channel_id && member.user_id ? { room: channelRoom(member.channel_id), user: userRoom(member.user_id) } : null;
+      if (moved && e.type === 'member.joined') {
+        io.local.in(moved.user).socketsJoin(moved.room);
+        io.in(moved.user).socketsJoin(moved.room);
+      }
       // user-scoped: only the audience's own sockets, on every instance (through the adapter); never
       // an empty room list, which would be every socket
       const rooms = (e.audience ?? []).map(userRoom);
       if (env && rooms.length) (io.to(rooms).emit as (n: ServerEventName, e: Envelope) => boolean)(env.type as ServerEventName, env);
+      if (moved && e.type === 'member.left') io.in(moved.user).socketsLeave(moved.room);
       return;
     }
     const room = channelRoom(e.channel_id);

@@ -155,6 +155,7 @@ describe('large channels', () => {
 
   it('sends member events of a large channel to its admins and the member concerned only', async () => {
     const big = await group('ana', ['bo', 'cy', 'dan']); // ana is its admin
+    const since = (await eve.api.get('/v1/me/sync')).body.next_cursor as string;
     const [sa, sb, se] = [await sock(ana), await sock(bo), await sock(eve)];
     expect(
       (await ws.api.post(`/v1/channels/${big.id}/members`, { member_external_ids: ['eve'] })).status,
@@ -171,6 +172,23 @@ describe('large channels', () => {
     expect(about(sb, 'member.added', () => true)).toEqual([]);
     expect(about(sb, 'member.role_changed', () => true)).toEqual([]);
     expect(about(sb, 'member.removed', () => true)).toEqual([]);
+    // a plain member's seqs have no gap where the events it was not told of would be, and the channel's
+    // events (what a client fills a gap from) do not hold them; the member concerned finds its own in sync
+    const seqs = about(sb, 'message.new', () => true).map((e) => e.payload.seq as number);
+    const events = (await bo.api.get(`/v1/channels/${big.id}/events`)).body.events as {
+      type: string;
+      seq: number;
+    }[];
+    expect(events.map((e) => e.type)).not.toEqual(expect.arrayContaining(['member.added']));
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => events[0]!.seq + i));
+    expect(seqs.at(-1)).toBe(events.at(-1)!.seq);
+    const synced = (await eve.api.get(`/v1/me/sync?since=${encodeURIComponent(since)}`)).body.events as {
+      type: string;
+      channel_id?: string;
+    }[];
+    expect(synced.find((e) => e.type === 'member.added' && e.channel_id === big.id)).toMatchObject({
+      channel_id: big.id,
+    });
     // a small channel: every member hears
     const small = await group('ana', ['bo']);
     expect(
@@ -196,6 +214,19 @@ describe('large channels', () => {
       'dan',
     ]);
     expect(about(sa, 'typing.stop', () => true)).toEqual([]);
+    // a start waiting for its second is withdrawn by its typer's stop
+    await sleep(1100);
+    for (const s of [sb, sc])
+      expect(await s.emitAck('typing.start', { channel_id: big.id })).toMatchObject({ ok: true });
+    expect(await sc.emitAck('typing.stop', { channel_id: big.id })).toMatchObject({ ok: true });
+    const m2 = (await bo.api.post(`/v1/channels/${big.id}/messages`, { content: 'control 2' })).body;
+    await sa.waitFor('message.new', (e) => e.data.id === m2.id);
+    await sleep(1200);
+    expect(about(sa, 'typing.start', () => true).map((e) => e.payload.data.external_id)).toEqual([
+      'bo',
+      'dan',
+      'bo',
+    ]);
   });
 
   it('pages presence: online members first, each group by external_id, with online_count', async () => {
@@ -305,6 +336,16 @@ describe('large channels', () => {
       await sleep(QUIET_MS);
       expect(changes(sa, 'bo')).toEqual([]);
       expect(changes(batch, 'cy')).toEqual([]);
+    });
+
+    it('a batch socket hears of a subscribed partner in its batches only, not twice', async () => {
+      await group('ana', ['bo']); // small: bo is a partner
+      const batch = await sockIn(ana, 'batch');
+      expect((await batch.emitAck('presence.subscribe', { external_ids: ['bo'] })).ok).toBe(true);
+      await sock(bo);
+      await batch.waitFor('presence.batch', (e) => e.data.online.includes('bo'), 4000);
+      await sleep(QUIET_MS + 1000);
+      expect(changes(batch, 'bo')).toEqual([]);
     });
 
     it('refuses bad subscriptions with VALIDATION_ERROR, and more than 500 per socket subscribing nothing', async () => {

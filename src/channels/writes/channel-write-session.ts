@@ -5,7 +5,11 @@ import { HAS_EVENTS, PUBLISH_NOTES } from '../../events/event-notifier';
 import type { DomainEventMap, DomainEventType } from '../../events/event-types';
 import type { PublishNote } from '../../events/publish-notes';
 import { CHANNEL_COLUMNS, ChannelRow } from '../channels.repository';
+import { largeChannelSql } from '../../workspaces/workspace-settings';
 import { OutgoingEvent, OutgoingMessage, SendOutcome, sendMessage } from './send-statement';
+
+/** The events about one member of a channel (CONTRACT §29 addresses them differently in a large channel). */
+export type MemberEventType = 'member.joined' | 'member.left' | 'member.role_changed';
 
 /**
  * One channel's writes inside a transaction that holds its order lock. Only a session can append a
@@ -34,6 +38,34 @@ export class ChannelWriteSession {
       type,
       payload,
       audience,
+    });
+  }
+
+  /**
+   * A member event about `userId`. In a channel that is not large, a channel event (the next seq, to
+   * every member; `audience` as `append` takes it). In a large channel (CONTRACT §29, decided after the
+   * change, in this transaction) a workspace event with no seq addressed to that member and the
+   * channel's admins: the other members are not told, and their seqs have no gap to fill.
+   */
+  async appendMemberEvent<T extends MemberEventType>(
+    type: T,
+    payload: DomainEventMap[T],
+    userId: string,
+    audience?: string[],
+  ): Promise<void> {
+    const [row] = await this.m.query<{ large: boolean; admins: string[] }[]>(
+      `SELECT ${largeChannelSql('c', 'w.settings')} AS large,
+              ARRAY(SELECT cm.user_id FROM channel_members cm WHERE cm.channel_id = c.id AND cm.role = 'admin'
+                     AND ${largeChannelSql('c', 'w.settings')}) AS admins
+         FROM channels c JOIN workspaces w ON w.id = c.workspace_id WHERE c.id = $1`,
+      [this.channel.id],
+    );
+    if (!row?.large) return this.append(type, payload, audience);
+    await this.events.append(this.m, {
+      workspaceId: this.channel.workspace_id,
+      type,
+      payload,
+      audience: [...new Set([userId, ...row.admins])],
     });
   }
 

@@ -69,7 +69,7 @@ AS $function$
                    -- distinct instants in the batch's order: (created_at, id) order is seq order
                    v_t0 + make_interval(secs => j.ord / 1000000.0) AS created
               FROM judged j
-             WHERE j.ch IN (SELECT ch FROM judged GROUP BY ch HAVING bool_and(plain))
+             WHERE j.ch IN (SELECT ch FROM judged GROUP BY ch HAVING bool_and(coalesce(plain, false)))
           ), chu AS (
             UPDATE channels k SET last_seq = k.last_seq + a.n, message_count = k.message_count + a.n,
                                   last_message_at = GREATEST(k.last_message_at, a.last_at)
