@@ -24,6 +24,9 @@ interface Thread {
 const PAGE = 30;
 /** A typing indicator that was never withdrawn (the other side went away) fades after this long. */
 const TYPING_TTL_MS = 8000;
+/** The member list shows this many (online first); a large channel's are followed by subscription. */
+const MEMBERS_SHOWN = 200;
+
 const STATUS_TEXT: Record<ConnectionStatus, string> = {
   connected: 'Online',
   syncing: 'Catching up…',
@@ -209,6 +212,14 @@ class ChatApp {
   }
 
   private showStatus(s: ConnectionStatus): void {
+    // back after a drop: a large channel's presence subscriptions went with the old socket
+    if (
+      s === 'connected' &&
+      this.statusEl.dataset.status &&
+      this.statusEl.dataset.status !== 'connected' &&
+      this.active?.info.large
+    )
+      void this.loadMembers(this.active).catch(() => undefined);
     this.statusEl.dataset.status = s;
     this.statusEl.textContent = STATUS_TEXT[s];
   }
@@ -322,16 +333,26 @@ class ChatApp {
     }
   }
 
-  /** Members, their presence and their read cursors. */
+  /**
+   * Members (the first MEMBERS_SHOWN, online ones first), their presence and their read cursors. A
+   * large channel carries no presence: the members on screen are followed by a presence subscription
+   * (again after a reconnect, when subscriptions are gone).
+   */
   private async loadMembers(c: Conversation): Promise<void> {
     const [presence, receipts] = await Promise.all([
-      this.client.getPresence(c.info.id),
+      this.client.getPresence(c.info.id, { limit: MEMBERS_SHOWN }),
       this.client.getReceipts(c.info.id),
     ]);
     for (const m of presence.members) this.presence.set(m.external_id, m.online);
     c.members = presence.members.map((m) => m.external_id);
     for (const r of receipts.members)
       c.receipts.set(r.external_id, { read: r.last_read_at, delivered: r.last_delivered_at });
+    if (c.info.large) {
+      const others = c.members.filter((m) => m !== this.me);
+      if (others.length)
+        for (const u of await this.client.subscribePresence(others).catch(() => []))
+          this.presence.set(u.external_id, u.online);
+    }
     if (c === this.active) this.renderMembers();
   }
 

@@ -11,6 +11,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { deflateSync, crc32 } from 'zlib';
 import { Browser, BrowserContext, Page } from 'playwright-core';
+import { io } from 'socket.io-client';
 import { startTestApp, TestApp } from '../support/app';
 import { describeInBrowser, launchChromium } from '../support/browser';
 import { Client } from '../support/fixtures';
@@ -363,6 +364,41 @@ describeInBrowser(__filename)('demo app in Chromium: two users chat', () => {
     // and, reading them, turns ana's ticks to read
     await expectVisible(message(ana, 'And another one').getByRole('img', { name: 'Read' }));
     expect([...ana.errors, ...bo.errors]).toEqual([]);
+  });
+
+  it("shows a large channel's members online through a presence subscription", async () => {
+    // above two members a channel is large: presence does not flow through it, the page subscribes
+    expect((await backend.patch('/v1/workspace/settings', { large_channel_threshold: 2 })).status).toBe(200);
+    try {
+      expect((await backend.put('/v1/users/dee', { name: 'Dee' })).status).toBeLessThan(300);
+      const created = await backend.post('/v1/channels', {
+        type: 'group',
+        external_id: 'crowd',
+        name: 'Crowd',
+        created_by: 'ana',
+        member_external_ids: ['bo', 'dee'],
+      });
+      expect(created.status).toBe(201);
+      const crowd = ana.page.locator('.channels [data-channel="crowd"]');
+      await expectVisible(crowd);
+      await crowd.click();
+      await expectVisible(ana.page.getByRole('heading', { name: '#Crowd' }));
+      const dee = ana.page.getByRole('list', { name: 'Members' }).locator('[data-member="dee"]');
+      await expectVisible(dee.getByRole('img', { name: 'offline' }));
+      // dee shares only this large channel with ana: her coming online reaches ana by subscription
+      const token = (await backend.post('/v1/users/dee/token', {})).body.token as string;
+      const socket = io(t.baseUrl, { transports: ['websocket'], auth: { token }, reconnection: false });
+      try {
+        await expectVisible(dee.getByRole('img', { name: 'online' }));
+      } finally {
+        socket.close();
+      }
+      await expectVisible(dee.getByRole('img', { name: 'offline' }));
+      await ana.page.locator('.channels [data-channel="general"]').click();
+      expect(ana.errors).toEqual([]);
+    } finally {
+      await backend.patch('/v1/workspace/settings', { large_channel_threshold: 100 });
+    }
   });
 
   it('lays out the main screen on a desktop and on a phone (screenshots)', async () => {
