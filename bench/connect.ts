@@ -27,11 +27,24 @@ import Redis from 'ioredis';
 import { sign } from 'jsonwebtoken';
 import { Client } from 'pg';
 import * as ts from 'typescript';
-import { API_KEY, API_SECRET, BENCH_REDIS_URL, freePort, loadAverage, machine, median, PG_ADMIN_URL, ROOT, writeBenchmarkSection } from './lib';
+import {
+  API_KEY,
+  API_SECRET,
+  BENCH_REDIS_URL,
+  freePort,
+  loadAverage,
+  machine,
+  median,
+  PG_ADMIN_URL,
+  ROOT,
+  writeBenchmarkSection,
+} from './lib';
 import type { Connected, FromConnectClients, Quiet, Target, ToConnectClients } from './connect/clients';
+import { DEFAULT_LARGE_CHANNEL_THRESHOLD } from '../src/workspaces/workspace-settings';
 import { processGroup } from './processes';
 
-const arg = (name: string, dflt: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? dflt;
+const arg = (name: string, dflt: string) =>
+  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? dflt;
 const SOCKETS = Number(arg('sockets', '1000'));
 const LAYOUTS = arg('layouts', '1x1000,10x100').split(',');
 const PAIRS = Number(arg('pairs', '3'));
@@ -63,7 +76,11 @@ const s1 = (ms: number) => (ms / 1000).toFixed(1);
 
 const { track, stopChild, cleanup, cleanups } = processGroup(log);
 
-function nextMessage<T extends FromConnectClients>(child: ChildProcess, type: T['type'], timeoutMs: number): Promise<T> {
+function nextMessage<T extends FromConnectClients>(
+  child: ChildProcess,
+  type: T['type'],
+  timeoutMs: number,
+): Promise<T> {
   return new Promise((resolve, reject) => {
     const onMsg = (m: FromConnectClients) => {
       if (m.type !== type) return;
@@ -94,7 +111,11 @@ function transpileHelpers(): string {
   const dir = join(__dirname, 'connect');
   for (const f of readdirSync(dir).filter((x) => x.endsWith('.ts'))) {
     const { outputText } = ts.transpileModule(readFileSync(join(dir, f), 'utf8'), {
-      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
+      compilerOptions: {
+        module: ts.ModuleKind.CommonJS,
+        target: ts.ScriptTarget.ES2022,
+        esModuleInterop: true,
+      },
     });
     writeFileSync(join(out, f.replace(/\.ts$/, '.js')), outputText);
   }
@@ -109,7 +130,9 @@ function cpuMs(pid: number): number {
 
 const uptime = () => {
   try {
-    return execSync('uptime', { encoding: 'utf8' }).trim().replace(/^.*load average:\s*/, '');
+    return execSync('uptime', { encoding: 'utf8' })
+      .trim()
+      .replace(/^.*load average:\s*/, '');
   } catch {
     return loadAverage();
   }
@@ -209,7 +232,12 @@ async function startChat(main: string, env: Record<string, string>, profDir?: st
 /** The floor's own server (perf-floors/sio/server.js, mode sio), started as its bench.js starts it. */
 async function startFloor(): Promise<ServerProc> {
   const port = await freePort();
-  const child = track(fork(join(FLOOR, 'server.js'), ['sio', String(port)], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+  const child = track(
+    fork(join(FLOOR, 'server.js'), ['sio', String(port)], {
+      execArgv: ['--expose-gc'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    }),
+  );
   await new Promise<void>((resolve, reject) => {
     const t = setTimeout(() => reject(new Error('floor server not ready within 30 s')), 30_000);
     child.on('message', (m: { type?: string }) => {
@@ -259,7 +287,9 @@ function parseLayout(name: string, k: number): Omit<Layout, 'channelIds'> {
 
 async function createLayout(base: string, l: Omit<Layout, 'channelIds'>, k: number): Promise<Layout> {
   for (let i = 0; i < l.users.length; i += 100) {
-    await api(base, 'POST', '/v1/users', { users: l.users.slice(i, i + 100).map((external_id) => ({ external_id, name: external_id })) });
+    await api(base, 'POST', '/v1/users', {
+      users: l.users.slice(i, i + 100).map((external_id) => ({ external_id, name: external_id })),
+    });
   }
   const channelIds: string[] = [];
   for (let c = 0; c < l.channels; c++) {
@@ -272,13 +302,17 @@ async function createLayout(base: string, l: Omit<Layout, 'channelIds'>, k: numb
       member_external_ids: members.slice(1, 500),
     });
     const id = (created.id ?? created.channel?.id) as string;
-    for (let i = 500; i < members.length; i += 500) await api(base, 'POST', `/v1/channels/${id}/members`, { member_external_ids: members.slice(i, i + 500) });
+    for (let i = 500; i < members.length; i += 500)
+      await api(base, 'POST', `/v1/channels/${id}/members`, {
+        member_external_ids: members.slice(i, i + 500),
+      });
     channelIds.push(id);
   }
   return { ...l, channelIds };
 }
 
-const userToken = (externalId: string) => sign({ sub: externalId }, API_SECRET, { algorithm: 'HS256', keyid: API_KEY, expiresIn: 3600 });
+const userToken = (externalId: string) =>
+  sign({ sub: externalId }, API_SECRET, { algorithm: 'HS256', keyid: API_KEY, expiresIn: 3600 });
 
 // ---------------------------------------------------------------- one run
 
@@ -317,7 +351,12 @@ interface Run {
   problems: string[];
 }
 
-async function runOnce(spec: TargetSpec, helpers: string, layout: Layout, env: Record<string, string>): Promise<Run> {
+async function runOnce(
+  spec: TargetSpec,
+  helpers: string,
+  layout: Layout,
+  env: Record<string, string>,
+): Promise<Run> {
   const { name: target, main } = spec;
   const isFloor = !main;
   const profDir = CPU_PROF && main ? mkdtempSync(join(tmpdir(), 'bench-connect-prof-')) : undefined;
@@ -325,8 +364,17 @@ async function runOnce(spec: TargetSpec, helpers: string, layout: Layout, env: R
   await sleep(1_000);
   const loadBefore = uptime();
   const cpu0 = cpuMs(server.child.pid!);
-  const clients = track(fork(join(helpers, 'clients.js'), [], { env: { PATH: process.env.PATH, NODE_PATH: join(ROOT, 'node_modules') }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
-  const targets: Target[] = layout.users.map((u) => ({ url: server.url, token: isFloor ? undefined : userToken(u), presence: spec.presence }));
+  const clients = track(
+    fork(join(helpers, 'clients.js'), [], {
+      env: { PATH: process.env.PATH, NODE_PATH: join(ROOT, 'node_modules') },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    }),
+  );
+  const targets: Target[] = layout.users.map((u) => ({
+    url: server.url,
+    token: isFloor ? undefined : userToken(u),
+    presence: spec.presence,
+  }));
   const connectedP = nextMessage<Connected>(clients, 'connected', 300_000);
   clients.send({ cmd: 'connect', targets, batch: BATCH } satisfies ToConnectClients);
   const c = await connectedP;
@@ -338,7 +386,10 @@ async function runOnce(spec: TargetSpec, helpers: string, layout: Layout, env: R
 
   let missed = 0;
   if (!isFloor) {
-    const byChannel = layout.channelIds.map((_, ch) => layout.users.map((_, i) => i).filter((i) => layout.channelOf[i] === ch));
+    // a large channel carries no presence (CONTRACT §29): partners are counted through small channels only
+    const byChannel = layout.channelIds
+      .map((_, ch) => layout.users.map((_, i) => i).filter((i) => layout.channelOf[i] === ch))
+      .map((members) => (members.length > DEFAULT_LARGE_CHANNEL_THRESHOLD ? [] : members));
     q.seenOnline.forEach((seen, i) => {
       if (c.connectedAt[i]! < 0) return;
       const got = new Set(seen);
@@ -350,8 +401,8 @@ async function runOnce(spec: TargetSpec, helpers: string, layout: Layout, env: R
   let restOnline = 0;
   if (!isFloor) {
     for (const id of layout.channelIds) {
-      const p = await api(server.url, 'GET', `/v1/channels/${id}/presence`);
-      restOnline += (p.members as { online: boolean }[]).filter((m) => m.online).length;
+      const p = await api(server.url, 'GET', `/v1/channels/${id}/presence?limit=1`);
+      restOnline += p.online_count as number;
     }
   }
   const closedP = nextMessage(clients, 'closed', 30_000);
@@ -385,7 +436,9 @@ async function runOnce(spec: TargetSpec, helpers: string, layout: Layout, env: R
   log(
     `  ${target.padEnd(20)} connected ${run.ok}/${SOCKETS} in ${run.connectMs} ms (settled ${run.settledMs} ms); presence.changed ${n0(run.presence)}, presence.batch ${n0(run.batches)} (${n0(run.batchEntries)} entries) ` +
       `(${n0(run.presenceDuringConnect)} while connecting); server CPU ${n0(run.serverCpuMs)} ms, clients ${n0(run.clientCpuMs)} ms` +
-      (isFloor ? '' : `; missed ${run.missed}, offline ${run.wrongOffline}, malformed ${run.malformed}, REST online ${run.restOnline}`) +
+      (isFloor
+        ? ''
+        : `; missed ${run.missed}, offline ${run.wrongOffline}, malformed ${run.malformed}, REST online ${run.restOnline}`) +
       `; load ${loadBefore} → ${loadAfter}` +
       (c.failed ? `; FAILED ${c.failed}: ${c.errors.join(' | ')}` : '') +
       (run.problems.length ? `; ${run.problems.length} warnings: ${run.problems[0]}` : ''),
@@ -408,7 +461,13 @@ const targetLabel: Record<string, string> = {
   before: 'before this change (default clients)',
 };
 
-function section(results: LayoutResult[], started: Date, loadStart: string, loadEnd: string, minutes: number): string {
+function section(
+  results: LayoutResult[],
+  started: Date,
+  loadStart: string,
+  loadEnd: string,
+  minutes: number,
+): string {
   const lines: string[] = [
     `Command: \`npx ts-node --transpile-only bench/connect.ts${process.argv.slice(2).length ? ' ' + process.argv.slice(2).join(' ') : ''}\` (after \`npm run build\`). ` +
       `Run ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC, ${minutes.toFixed(1)} min; machine: ${machine()}; \`uptime\` load average ${loadStart} at the start, ${loadEnd} at the end` +
@@ -417,16 +476,21 @@ function section(results: LayoutResult[], started: Date, loadStart: string, load
     `${n0(SOCKETS)} Socket.IO clients in one process of their own connect the way the floor's clients do (\`/work/shared/perf-floors/sio/clients.js\`: websocket transport, ${BATCH} at a time, each batch awaited), ` +
       'with a user JWT each, to one freshly started chat-service instance (`node dist/main.js`, PostgreSQL + Redis adapter), and alternately, with the same client code, to the floor: ' +
       "the floor's own `server.js` (bare `socket.io`, every socket joins one room). " +
-      'chat-service runs twice per group: with default clients (the contract\'s `presence.changed`, one event per user and receiver) and with clients that ask for `presence.batch` at the handshake. ' +
+      "chat-service runs twice per group: with default clients (the contract's `presence.changed`, one event per user and receiver) and with clients that ask for `presence.batch` at the handshake. " +
       'Every run starts its server afresh; the order within a group alternates. ' +
       '**connect** = first open → last `connect` event; **settled** = first open → last presence event received (announcements are coalesced per 200 ms tick, so some arrive after the last connect); ' +
-      `server CPU from \`/proc/<pid>/stat\` over the run. "missed" counts (socket, partner) pairs where the partner connected ≥ ${SURELY_AFTER_MS / 1000} s after the socket but the socket never saw it online; ` +
-      '"REST online" is the members `GET /v1/channels/:id/presence` shows online afterwards.' +
-      (COMPARE ? ` "before" is the build \`${COMPARE}\` (the code before this change), run in the same groups.` : ''),
+      `server CPU from \`/proc/<pid>/stat\` over the run. "missed" counts (socket, partner) pairs where the partner connected ≥ ${SURELY_AFTER_MS / 1000} s after the socket but the socket never saw it online, partners through channels that are not large (above ${DEFAULT_LARGE_CHANNEL_THRESHOLD} members a channel carries no presence, CONTRACT §29); ` +
+      '"REST online" is the `online_count` of `GET /v1/channels/:id/presence` afterwards, over the channels.' +
+      (COMPARE
+        ? ` "before" is the build \`${COMPARE}\` (the code before this change), run in the same groups.`
+        : ''),
     '',
   ];
   for (const r of results) {
-    lines.push(`### ${r.layout.channels} channel${r.layout.channels > 1 ? 's' : ''} of ${n0(SOCKETS / r.layout.channels)} (\`${r.layout.name}\`)`, '');
+    lines.push(
+      `### ${r.layout.channels} channel${r.layout.channels > 1 ? 's' : ''} of ${n0(SOCKETS / r.layout.channels)} (\`${r.layout.name}\`)`,
+      '',
+    );
     lines.push(
       '| group | target | connect (s) | settled (s) | presence events received (changed + batch) | user changes carried | server CPU (s) | clients CPU (s) | missed | REST online | `uptime` load before → after |',
     );
@@ -441,7 +505,9 @@ function section(results: LayoutResult[], started: Date, loadStart: string, load
     const of = (t: string) => r.runs.filter((x) => x.target === t);
     const floor = of('floor');
     lines.push('');
-    lines.push(`| ${n0(PAIRS)} groups, medians | connect (s) | settled (s) | presence events | server CPU (s) | connect ÷ floor, per group | settled ÷ floor connect, per group |`);
+    lines.push(
+      `| ${n0(PAIRS)} groups, medians | connect (s) | settled (s) | presence events | server CPU (s) | connect ÷ floor, per group | settled ÷ floor connect, per group |`,
+    );
     lines.push('|---|---:|---:|---:|---:|---|---|');
     for (const t of TARGET_NAMES) {
       const xs = of(t);
@@ -456,8 +522,19 @@ function section(results: LayoutResult[], started: Date, loadStart: string, load
       );
     }
     const problems = r.runs.flatMap((x) => x.problems);
-    if (problems.length) lines.push('', `Warnings logged by chat-service: ${problems.length}, e.g. \`${problems[0]!.replace(/`/g, "'")}\`.`);
-    const bad = r.runs.filter((x) => x.failed || x.missed || x.wrongOffline || x.malformed || (x.target !== 'floor' && x.restOnline !== SOCKETS));
+    if (problems.length)
+      lines.push(
+        '',
+        `Warnings logged by chat-service: ${problems.length}, e.g. \`${problems[0]!.replace(/`/g, "'")}\`.`,
+      );
+    const bad = r.runs.filter(
+      (x) =>
+        x.failed ||
+        x.missed ||
+        x.wrongOffline ||
+        x.malformed ||
+        (x.target !== 'floor' && x.restOnline !== SOCKETS),
+    );
     lines.push(
       '',
       bad.length
@@ -507,7 +584,11 @@ async function main(): Promise<void> {
         { name: 'chat-service batch', main: MAIN, presence: 'batch' },
         ...(COMPARE ? [{ name: 'before', main: COMPARE }] : []),
       ];
-      const group = all.filter((g) => !ONLY.length || ONLY.includes(g.name === 'floor' || g.name === 'before' ? g.name : (g.presence ?? 'each')));
+      const group = all.filter(
+        (g) =>
+          !ONLY.length ||
+          ONLY.includes(g.name === 'floor' || g.name === 'before' ? g.name : (g.presence ?? 'each')),
+      );
       if (p % 2) group.reverse();
       const got: Run[] = [];
       for (const spec of group) got.push(await runOnce(spec, helpers, layout, env));
