@@ -228,7 +228,9 @@ describe('send batches (PostgreSQL)', () => {
       [channels],
     );
     const members: Record<string, unknown>[] = await db.query(
-      `SELECT cm.channel_id, cm.user_id, cm.sent_count, cm.last_sent_at IS NOT NULL AS has_sent_at
+      // the message whose instant last_sent_at is (a user's own last send; a backend send leaves it)
+      `SELECT cm.channel_id, cm.user_id, cm.sent_count,
+              (SELECT m.content FROM messages m WHERE m.channel_id = cm.channel_id AND m.created_at = cm.last_sent_at) AS last_sent
          FROM channel_members cm WHERE cm.channel_id = ANY($1::uuid[]) ORDER BY cm.user_id`,
       [channels],
     );
@@ -263,16 +265,22 @@ describe('send batches (PostgreSQL)', () => {
   async function batchOnce(batch: SendRequest[]): Promise<{ answers: unknown[]; singly: number }> {
     const qr = db.createQueryRunner();
     await qr.connect();
-    try {
-      await qr.startTransaction();
-      await qr.query(`SET LOCAL track_functions = 'pl'`);
-      const answers = await sendMessages(qr.manager, batch);
+    // the backend's count of calls not yet reported: it can still hold an earlier transaction's, so the
+    // batch's are the difference (nothing is reported while a transaction is open)
+    const calls = async () => {
       const [row] = (await qr.query(
         `SELECT coalesce(pg_stat_get_xact_function_calls('chat_send_message'::regproc), 0)::int AS calls`,
       )) as { calls: number }[];
-      const calls = row!.calls;
+      return row!.calls;
+    };
+    try {
+      await qr.startTransaction();
+      await qr.query(`SET LOCAL track_functions = 'pl'`);
+      const before = await calls();
+      const answers = await sendMessages(qr.manager, batch);
+      const singly = (await calls()) - before;
       await qr.commitTransaction();
-      return { answers, singly: calls };
+      return { answers, singly };
     } finally {
       await qr.release();
     }
@@ -344,6 +352,25 @@ describe('send batches (PostgreSQL)', () => {
       [mixed],
     );
     expect(order.map((o) => o.content)).toEqual(['root', 'before the reply', 'a reply', 'after the reply']);
+  });
+
+  it("refuses a user's sends in a frozen channel and the second in slow mode, in the batch's order, and lets the backend's through", async () => {
+    const [frozen, slow] = [(await group(ws, 'ana', ['bo'])).id, (await group(ws, 'ana', ['bo'])).id];
+    expect((await ws.api.patch(`/v1/channels/${frozen}`, { frozen: true })).status).toBe(200);
+    expect((await ws.api.patch(`/v1/channels/${slow}`, { slow_mode_seconds: 60 })).status).toBe(200);
+    const { answers, singly } = await batchOnce([
+      plain(frozen, bo, 'refused'),
+      plain(slow, bo, 'first'),
+      plain(frozen, bo, 'from the backend', { byUser: false }),
+      plain(slow, bo, 'too soon'),
+    ]);
+    expect(singly).toBe(4); // neither channel is plain for a user's own send
+    expect(answers.map((a) => (a as SendOutcome).outcome)).toEqual(['frozen', 'sent', 'sent', 'slow_mode']);
+    const stored = await db.query<{ content: string }[]>(
+      `SELECT content FROM messages WHERE channel_id = ANY($1::uuid[]) ORDER BY created_at`,
+      [[frozen, slow]],
+    );
+    expect(stored.map((m) => m.content)).toEqual(['first', 'from the backend']);
   });
 
   it('a key used twice in one batch is stored once and answered as a replay the second time', async () => {
