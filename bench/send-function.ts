@@ -146,7 +146,7 @@ msg AS (
     FROM ch, cm, generate_series(1, ${BATCH}) g
   RETURNING id, channel_no, created_at)
 INSERT INTO events (id, workspace_id, channel_id, seq, type, payload)
-SELECT gen_random_uuid(), :w::uuid, :c::uuid, ch.last_seq - msg.channel_no + msg.channel_no - ${BATCH} + row_number() OVER (), 'message.created',
+SELECT gen_random_uuid(), :w::uuid, :c::uuid, ch.last_seq - ${BATCH} + row_number() OVER (), 'message.created',
        jsonb_set(jsonb_set('${PAYLOAD}'::jsonb, '{message,id}', to_jsonb(msg.id)), '{message,created_at}', to_jsonb(msg.created_at))
   FROM ch, msg;`),
   },

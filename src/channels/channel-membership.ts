@@ -88,22 +88,20 @@ export class ChannelMembership {
     if (sent.outcome !== 'sent') throw new Error(`a system message could not be posted: ${sent.outcome}`);
   }
 
-  /** `member.joined` / `member.left` for one user, addressed to them too (their sync shows it). */
+  /** `member.joined` / `member.left` for these users, each addressed to them too (their sync shows it). */
   async memberChanged(
     s: ChannelWriteSession,
     type: 'member.joined' | 'member.left',
-    user: { id: string; external_id: string },
+    users: { id: string; external_id: string }[],
   ): Promise<void> {
-    await s.appendMemberEvent(
+    await s.appendMemberEvents(
       type,
-      {
+      users.map((user) => ({
         channel_id: s.channel.id,
         channel_external_id: s.channel.external_id,
         user_id: user.id,
         external_id: user.external_id,
-      },
-      user.id,
-      [user.id],
+      })),
     );
   }
 
@@ -114,8 +112,7 @@ export class ChannelMembership {
     if (!members.length || members.some((x) => x.role === 'admin')) return;
     const next = members[0]!; // ordered by joined_at
     await this.members.setRole(s.m, s.channel.id, next.user_id, 'admin');
-    await s.appendMemberEvent(
-      'member.role_changed',
+    await s.appendMemberEvents('member.role_changed', [
       {
         channel_id: s.channel.id,
         channel_external_id: s.channel.external_id,
@@ -123,8 +120,7 @@ export class ChannelMembership {
         external_id: next.external_id,
         role: 'admin',
       },
-      next.user_id,
-    );
+    ]);
   }
 
   /**
@@ -141,7 +137,7 @@ export class ChannelMembership {
     for (const s of sessions) {
       const removed = await this.members.remove(m, s.channel.id, [user.id]);
       if (!removed.length) continue;
-      await this.memberChanged(s, 'member.left', user);
+      await this.memberChanged(s, 'member.left', [user]);
       if (notices && s.channel.type === 'group') await this.postNotice(s, this.removedNotice(null, [user], true));
       await this.ensureAnAdmin(s);
     }

@@ -187,7 +187,7 @@ export class ChannelsService {
         wanted.map((x) => ({ id: users.get(x)!.id, role: 'member' as const })),
       );
       const byId = new Map([...users.values()].map((u) => [u.id, u]));
-      for (const userId of added) await this.membership.memberChanged(s, 'member.joined', byId.get(userId)!);
+      await this.membership.memberChanged(s, 'member.joined', added.map((userId) => byId.get(userId)!));
       if (added.length && (await this.membership.noticesEnabled(s.m, p.workspaceId))) {
         const notice = this.membership.addedNotice(
           ctx.actor,
@@ -213,7 +213,7 @@ export class ChannelsService {
         [...users.values()].map((u) => u.id),
       );
       const byId = new Map([...users.values()].map((u) => [u.id, u]));
-      for (const userId of removed) await this.membership.memberChanged(s, 'member.left', byId.get(userId)!);
+      await this.membership.memberChanged(s, 'member.left', removed.map((userId) => byId.get(userId)!));
       if (removed.length && (await this.membership.noticesEnabled(s.m, p.workspaceId))) {
         const notice = this.membership.removedNotice(
           ctx.actor,
@@ -244,8 +244,7 @@ export class ChannelsService {
         if (admins.length <= 1) throw new AppError('LAST_ADMIN');
       }
       await this.members.setRole(s.m, s.channel.id, user.id, role);
-      await s.appendMemberEvent(
-        'member.role_changed',
+      await s.appendMemberEvents('member.role_changed', [
         {
           channel_id: s.channel.id,
           channel_external_id: s.channel.external_id,
@@ -253,8 +252,7 @@ export class ChannelsService {
           external_id: user.external_id,
           role,
         },
-        user.id,
-      );
+      ]);
       return this.view(s.m, s.channel);
     });
   }

@@ -1,4 +1,3 @@
-import { io } from 'socket.io-client';
 import { DataSource } from 'typeorm';
 import { PRESENCE_TICK_MS } from '../../src/realtime/presence.coalescer';
 import { startTestApp, TestApp } from '../support/app';
@@ -259,24 +258,7 @@ describe('large channels', () => {
   });
 
   describe('presence subscriptions', () => {
-    const sockIn = (u: TestUser, presence: string) =>
-      new Promise<TestSocket>((resolve, reject) => {
-        const s = new TestSocket(
-          io(t.baseUrl, {
-            transports: ['websocket'],
-            auth: { token: u.token, presence },
-            reconnection: false,
-            forceNew: true,
-          }),
-        );
-        extra.push(s);
-        s.socket.once('connect', () => resolve(s));
-        s.socket.once('connect_error', reject);
-      });
-    const extra: TestSocket[] = [];
-    afterEach(() => {
-      for (const s of extra.splice(0)) s.close();
-    });
+    const sockIn = (u: TestUser, presence: string) => connectSocket(t.baseUrl, u.token, { presence });
     const changes = (s: TestSocket, who: string) =>
       about(s, 'presence.changed', (e) => e.data.external_id === who).map(
         (e) => e.payload.data.online as boolean,

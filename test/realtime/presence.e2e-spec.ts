@@ -1,4 +1,3 @@
-import { io } from 'socket.io-client';
 import { BATCH_INTERVAL_MS, OFFLINE_GRACE_MS, PRESENCE_TICK_MS } from '../../src/realtime/presence.coalescer';
 import { startTestApp, TestApp } from '../support/app';
 import { newWorkspace, TestUser, TestWorkspace } from '../support/fixtures';
@@ -20,7 +19,6 @@ describe('presence', () => {
   let ws: TestWorkspace;
   let ana: TestUser, bo: TestUser, cy: TestUser, dan: TestUser;
   let ch: { id: string };
-  const extra: TestSocket[] = [];
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -36,18 +34,11 @@ describe('presence', () => {
   });
   afterEach(() => {
     closeAllSockets();
-    for (const s of extra.splice(0)) s.close();
   });
 
   const sock = (u: TestUser) => connectSocket(t.baseUrl, u.token);
   /** A socket that asks for a presence mode at the handshake. */
-  const sockIn = (u: TestUser, presence: string) =>
-    new Promise<TestSocket>((resolve, reject) => {
-      const s = new TestSocket(io(t.baseUrl, { transports: ['websocket'], auth: { token: u.token, presence }, reconnection: false, forceNew: true }));
-      extra.push(s);
-      s.socket.once('connect', () => resolve(s));
-      s.socket.once('connect_error', reject);
-    });
+  const sockIn = (u: TestUser, presence: string) => connectSocket(t.baseUrl, u.token, { presence });
   const presenceOf = async (externalId: string) => {
     const res = await ws.api.get(`/v1/channels/${ch.id}/presence`);
     expect(res.status).toBe(200);

@@ -62,8 +62,9 @@ export class TestSocket {
 
 const open: TestSocket[] = [];
 
-export function connectSocket(baseUrl: string, token: string | undefined): Promise<TestSocket> {
-  const socket = io(baseUrl, { transports: ['websocket'], auth: token === undefined ? {} : { token }, reconnection: false, forceNew: true });
+/** A socket with a user's token (and more handshake `auth`, e.g. `{presence: 'batch'}`), closed by closeAllSockets. */
+export function connectSocket(baseUrl: string, token: string | undefined, auth: Record<string, unknown> = {}): Promise<TestSocket> {
+  const socket = io(baseUrl, { transports: ['websocket'], auth: token === undefined ? auth : { ...auth, token }, reconnection: false, forceNew: true });
   const s = new TestSocket(socket);
   open.push(s);
   return new Promise((resolve, reject) => {

@@ -42,31 +42,32 @@ export class ChannelWriteSession {
   }
 
   /**
-   * A member event about `userId`. In a channel that is not large, a channel event (the next seq, to
-   * every member; `audience` as `append` takes it). In a large channel (CONTRACT §29, decided after the
-   * change, in this transaction) a workspace event with no seq addressed to that member and the
-   * channel's admins: the other members are not told, and their seqs have no gap to fill.
+   * Member events, each about the member its payload names. In a channel that is not large, channel
+   * events (the next seqs, to every member; a join or leave addressed to its member too, whose sockets
+   * move). In a large channel (CONTRACT §29, decided after the change, in this transaction, with one
+   * query for all of them) workspace events with no seq addressed to that member and the channel's
+   * admins: the other members are not told, and their seqs have no gap to fill.
    */
-  async appendMemberEvent<T extends MemberEventType>(
-    type: T,
-    payload: DomainEventMap[T],
-    userId: string,
-    audience?: string[],
-  ): Promise<void> {
-    const [row] = await this.m.query<{ large: boolean; admins: string[] }[]>(
-      `SELECT ${largeChannelSql('c', 'w.settings')} AS large,
-              ARRAY(SELECT cm.user_id FROM channel_members cm WHERE cm.channel_id = c.id AND cm.role = 'admin'
-                     AND ${largeChannelSql('c', 'w.settings')}) AS admins
+  async appendMemberEvents<T extends MemberEventType>(type: T, payloads: DomainEventMap[T][]): Promise<void> {
+    if (!payloads.length) return;
+    const [row] = await this.m.query<{ admins: string[] | null }[]>(
+      `SELECT CASE WHEN ${largeChannelSql('c', 'w.settings')}
+                   THEN ARRAY(SELECT cm.user_id FROM channel_members cm WHERE cm.channel_id = c.id AND cm.role = 'admin') END AS admins
          FROM channels c JOIN workspaces w ON w.id = c.workspace_id WHERE c.id = $1`,
       [this.channel.id],
     );
-    if (!row?.large) return this.append(type, payload, audience);
-    await this.events.append(this.m, {
-      workspaceId: this.channel.workspace_id,
-      type,
-      payload,
-      audience: [...new Set([userId, ...row.admins])],
-    });
+    const admins = row?.admins;
+    for (const payload of payloads) {
+      const member = payload.user_id;
+      if (!admins) await this.append(type, payload, type === 'member.role_changed' ? undefined : [member]);
+      else
+        await this.events.append(this.m, {
+          workspaceId: this.channel.workspace_id,
+          type,
+          payload,
+          audience: [...new Set([member, ...admins])],
+        });
+    }
   }
 
   /** Appends several channel events in one statement, in order (the channel's next seqs). */
