@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { largeChannelSql } from '../workspaces/workspace-settings';
 import { EntityManager } from 'typeorm';
-import { isoNotNull, iso } from '../common/time';
+import { isoNotNull } from '../common/time';
+import { isoTime } from '../infra/database/sql';
 import { prepared } from '../infra/database/prepared';
 import type { MentionRef, QuotedMessagePayload, ThreadCounters, UserRef } from '../events/event-types';
 
@@ -98,33 +99,26 @@ interface MessageRow {
   attachment: AttachmentView | null;
   metadata: Record<string, unknown> | null;
   parent_id: string | null;
-  created_at: Date;
-  created_us: string;
-  edited_at: Date | null;
-  deleted_at: Date | null;
+  /** Times as the API shows them (isoTime). */
+  created_at: string;
+  edited_at: string | null;
+  deleted_at: string | null;
   p_id: string | null;
   p_user_id: string | null;
   p_user_name: string | null;
   p_content: string | null;
   p_type: string | null;
-  p_deleted_at: Date | null;
+  p_deleted: boolean | null;
   thread_id: string | null;
   show_in_channel: boolean | null;
   shadowed: boolean;
   reply_count: number | null;
-  last_reply_at: Date | null;
+  last_reply_at: string | null;
   thread_participants: UserRef[] | null;
-  pinned_at: Date | null;
+  pinned_at: string | null;
   pb_id: string | null;
   pb_external_id: string | null;
   pb_name: string | null;
-}
-
-interface CursorRow {
-  channel_id: string;
-  kind: 'd' | 'r';
-  user_id: string;
-  at_us: string;
 }
 
 /** A set of messages to render: a CTE body yielding `id` and `ord` (the answer's order), with its parameters. */
@@ -143,7 +137,9 @@ export interface MessageSource {
  * page was planned again (2–3.5 ms of planning for 1.5 ms of execution on a 1M-message channel). Hidden,
  * both estimates are the same and the generic plan is kept; the index conditions still use the value.
  */
-export function sourceParam(params: unknown[], value: unknown, type: 'uuid' | 'timestamptz'): string {
+export type SourceParamType = 'uuid' | 'timestamptz' | 'text';
+
+export function sourceParam(params: unknown[], value: unknown, type: SourceParamType): string {
   return `(SELECT $${params.push(value) + 2}::${type})`;
 }
 
@@ -151,8 +147,17 @@ interface RenderedRow extends MessageRow {
   created_key: string | null;
   mentions: MentionRef[] | null;
   reactions: ReactionView[] | null;
-  cursors: [kind: 'd' | 'r', user_id: string, at_us: string][] | null;
-  read_receipts: unknown;
+  receipt_status: ReceiptStatus;
+}
+
+/**
+ * A channel's two members furthest behind on a cursor (`last_delivered_at` or `last_read_at`), as
+ * arrays ordered from the furthest behind, for a lateral join on channels `c`.
+ */
+function furthestBehind(cursor: 'last_delivered_at' | 'last_read_at'): string {
+  return `SELECT array_agg(cm.user_id ORDER BY cm.at) AS users, array_agg(cm.at ORDER BY cm.at) AS ats
+            FROM (SELECT cm.user_id, cm.${cursor} AS at FROM channel_members cm
+                   WHERE cm.channel_id = c.id ORDER BY cm.${cursor} LIMIT 2) cm`;
 }
 
 /**
@@ -182,10 +187,12 @@ export class MessageViews {
     viewer: MessageViewer,
     source: MessageSource,
   ): Promise<{ view: MessageView; created_key: string | null }[]> {
-    // timestamps are compared in microseconds (created_us, at_us): JavaScript dates would cut them to ms.
-    // `cur` is materialized: inlined, the planner re-ran it for every row of the page.
-    // Per channel, the two members furthest behind on each cursor: "every other member is at or past
-    // the message" is "the furthest-behind member other than the author is", whoever the author is.
+    // Everything is decided in SQL, where timestamps keep their microseconds, and times come as the
+    // API's text: Node only shapes rows. `chs` is materialized (inlined, the planner re-ran it for every
+    // row): per channel, the two members furthest behind on each cursor, for "every other member is at
+    // or past the message" is "the furthest-behind member other than the author is", whoever the author
+    // is. Reactions and mentions are aggregated for the page at once (a subquery per message cost more
+    // than the rest of the statement).
     const rows = await prepared<RenderedRow>(
       m,
       `WITH src AS (${source.sql}),
@@ -194,50 +201,60 @@ export class MessageViews {
                 msg.attachment, msg.metadata, msg.parent_id, msg.created_at, msg.edited_at, msg.deleted_at, msg.thread_id,
                 msg.show_in_channel, msg.shadowed, src.ord, src.created_key
            FROM src JOIN messages msg ON msg.id = src.id WHERE msg.workspace_id = $1),
-       cur AS MATERIALIZED (
-         SELECT ch.id AS channel_id, json_agg(json_build_array(x.kind, x.user_id, x.at_us)) AS cursors
-           FROM (SELECT DISTINCT channel_id AS id FROM msg) ch
-           CROSS JOIN LATERAL (
-             (SELECT 'd' AS kind, cm.user_id, (extract(epoch FROM cm.last_delivered_at) * 1000000)::bigint::text AS at_us
-                FROM channel_members cm WHERE cm.channel_id = ch.id ORDER BY cm.last_delivered_at LIMIT 2)
-             UNION ALL
-             (SELECT 'r' AS kind, cm.user_id, (extract(epoch FROM cm.last_read_at) * 1000000)::bigint::text AS at_us
-                FROM channel_members cm WHERE cm.channel_id = ch.id ORDER BY cm.last_read_at LIMIT 2)
-           ) x
-          GROUP BY ch.id)
+       chs AS MATERIALIZED (
+         SELECT c.id, c.external_id,
+                -- a large channel's read state is not a signal (CONTRACT §29): sent or delivered only
+                NOT ${largeChannelSql('c', 'w.settings')}
+                  AND (w.settings->'read_receipts_enabled') IS DISTINCT FROM 'false'::jsonb AS receipts,
+                d.users AS d_users, d.ats AS d_ats, r.users AS r_users, r.ats AS r_ats
+           FROM (SELECT DISTINCT channel_id FROM msg) x
+           JOIN channels c ON c.id = x.channel_id
+           JOIN workspaces w ON w.id = $1
+           CROSS JOIN LATERAL (${furthestBehind('last_delivered_at')}) d
+           CROSS JOIN LATERAL (${furthestBehind('last_read_at')}) r),
+       rx AS (
+         SELECT r.message_id, json_agg(json_build_object('emoji', r.emoji, 'count', r.count, 'reacted_by_me', r.mine)
+                                       ORDER BY r.first_at, r.emoji) AS reactions
+           FROM (SELECT rx.message_id, rx.emoji, count(*)::int AS count, COALESCE(bool_or(rx.user_id = $2::uuid), false) AS mine,
+                        min(rx.created_at) AS first_at
+                   FROM reactions rx WHERE rx.message_id IN (SELECT id FROM src) GROUP BY rx.message_id, rx.emoji) r
+          GROUP BY r.message_id),
+       mx AS (
+         SELECT mm.message_id, json_agg(json_build_object('user_id', mm.user_id, 'external_id', mu.external_id, 'name', mu.name)
+                                        ORDER BY mm.position) AS mentions
+           FROM message_mentions mm JOIN users mu ON mu.id = mm.user_id AND mu.external_id IS NOT NULL
+          WHERE mm.message_id IN (SELECT id FROM src)
+          GROUP BY mm.message_id)
        SELECT msg.id, msg.channel_id, c.external_id AS channel_external_id, msg.user_id,
               u.id AS u_id, u.external_id AS u_external_id, u.name AS u_name, u.avatar_url AS u_avatar_url,
               msg.content, msg.type, msg.attachment_url, msg.attachment, msg.metadata, msg.parent_id,
-              msg.created_at, (extract(epoch FROM msg.created_at) * 1000000)::bigint::text AS created_us,
-              msg.edited_at, msg.deleted_at, msg.created_key, msg.thread_id, msg.show_in_channel, msg.shadowed,
-              t.reply_count, t.last_reply_at,
-              ${threadParticipantsJson('t.participants')} AS thread_participants,
+              ${isoTime('msg.created_at')} AS created_at, ${isoTime('msg.edited_at')} AS edited_at,
+              ${isoTime('msg.deleted_at')} AS deleted_at, msg.created_key, msg.thread_id, msg.show_in_channel, msg.shadowed,
+              t.reply_count, ${isoTime('t.last_reply_at')} AS last_reply_at,
+              CASE WHEN t.participants IS NOT NULL THEN ${threadParticipantsJson('t.participants')} END AS thread_participants,
               p.id AS p_id, pu.id AS p_user_id, pu.name AS p_user_name,
-              left(p.content, ${QUOTE_MAX_CODE_POINTS}) AS p_content, p.type AS p_type, p.deleted_at AS p_deleted_at,
-              pin.pinned_at, pb.id AS pb_id, pb.external_id AS pb_external_id, pb.name AS pb_name,
-              (SELECT json_agg(json_build_object('user_id', mm.user_id, 'external_id', mu.external_id, 'name', mu.name)
-                               ORDER BY mm.position)
-                 FROM message_mentions mm JOIN users mu ON mu.id = mm.user_id AND mu.external_id IS NOT NULL
-                WHERE mm.message_id = msg.id AND msg.deleted_at IS NULL) AS mentions,
-              (SELECT json_agg(json_build_object('emoji', r.emoji, 'count', r.count, 'reacted_by_me', r.mine)
-                               ORDER BY r.first_at, r.emoji)
-                 FROM (SELECT rx.emoji, count(*)::int AS count, COALESCE(bool_or(rx.user_id = $2::uuid), false) AS mine,
-                              min(rx.created_at) AS first_at
-                         FROM reactions rx WHERE rx.message_id = msg.id GROUP BY rx.emoji) r) AS reactions,
-              cur.cursors,
-              -- a large channel's read state is not a signal (CONTRACT §29): sent or delivered only
-              (SELECT CASE WHEN ${largeChannelSql('c', 'w.settings')} THEN 'false'::jsonb
-                           ELSE w.settings->'read_receipts_enabled' END
-                 FROM workspaces w WHERE w.id = $1) AS read_receipts
+              left(p.content, ${QUOTE_MAX_CODE_POINTS}) AS p_content, p.type AS p_type, p.deleted_at IS NOT NULL AS p_deleted,
+              ${isoTime('pin.pinned_at')} AS pinned_at, pb.id AS pb_id, pb.external_id AS pb_external_id, pb.name AS pb_name,
+              CASE WHEN msg.deleted_at IS NULL THEN mx.mentions END AS mentions,
+              rx.reactions,
+              -- the furthest-behind member other than the author decides (nobody else: sent)
+              CASE WHEN b.delivered IS NULL THEN 'sent'
+                   WHEN c.receipts AND b.read >= msg.created_at THEN 'read'
+                   WHEN b.delivered >= msg.created_at THEN 'delivered'
+                   ELSE 'sent' END AS receipt_status
          FROM msg
-         JOIN channels c ON c.id = msg.channel_id
+         JOIN chs c ON c.id = msg.channel_id
+         CROSS JOIN LATERAL (
+           SELECT CASE WHEN c.d_users[1] IS DISTINCT FROM msg.user_id THEN c.d_ats[1] ELSE c.d_ats[2] END AS delivered,
+                  CASE WHEN c.r_users[1] IS DISTINCT FROM msg.user_id THEN c.r_ats[1] ELSE c.r_ats[2] END AS read) b
          LEFT JOIN users u ON u.id = msg.user_id AND u.external_id IS NOT NULL
          LEFT JOIN messages p ON p.id = msg.parent_id AND p.workspace_id = msg.workspace_id
          LEFT JOIN users pu ON pu.id = p.user_id AND pu.external_id IS NOT NULL
          LEFT JOIN message_pins pin ON pin.message_id = msg.id
          LEFT JOIN users pb ON pb.id = pin.pinned_by
-         LEFT JOIN cur ON cur.channel_id = msg.channel_id
          LEFT JOIN message_threads t ON t.root_id = msg.id
+         LEFT JOIN rx ON rx.message_id = msg.id
+         LEFT JOIN mx ON mx.message_id = msg.id
         ORDER BY msg.ord`,
       [viewer.workspaceId, viewer.userId, ...source.params],
     );
@@ -255,14 +272,6 @@ function viewOf(r: RenderedRow, unseen: boolean): MessageView {
   const deleted = r.deleted_at !== null;
   // an unsent message keeps its place in history but says nothing about what it said
   const mentioned = deleted ? [] : (r.mentions ?? []);
-  // with read receipts off there are no read ticks in either direction (SPEC.md, Realtime)
-  const readReceipts = r.read_receipts !== false;
-  const cursors: CursorRow[] = (r.cursors ?? []).map(([kind, user_id, at_us]) => ({
-    channel_id: r.channel_id,
-    kind,
-    user_id,
-    at_us,
-  }));
   return {
     id: r.id,
     channel_id: r.channel_id,
@@ -282,9 +291,9 @@ function viewOf(r: RenderedRow, unseen: boolean): MessageView {
             id: r.p_id,
             user_id: r.p_user_id,
             user_name: r.p_user_name,
-            content: r.p_deleted_at ? '' : (r.p_content ?? ''),
+            content: r.p_deleted ? '' : (r.p_content ?? ''),
             type: r.p_type ?? 'text',
-            deleted: r.p_deleted_at !== null,
+            deleted: r.p_deleted === true,
           },
         }
       : {}),
@@ -298,18 +307,19 @@ function viewOf(r: RenderedRow, unseen: boolean): MessageView {
         ? null
         : {
             reply_count: r.reply_count ?? 0,
-            last_reply_at: iso(r.last_reply_at),
+            last_reply_at: r.last_reply_at,
             thread_participants: (r.thread_participants ?? []).map((u) => ({ id: u.id, external_id: u.external_id, name: u.name })),
           },
     ),
     reactions: (r.reactions ?? []).map((x) => ({ emoji: x.emoji, count: x.count, reacted_by_me: x.reacted_by_me })),
-    pinned_at: iso(r.pinned_at),
+    pinned_at: r.pinned_at,
     pinned_by: r.pb_id ? { id: r.pb_id, external_id: r.pb_external_id!, name: r.pb_name } : null,
     ...(r.shadowed && unseen ? { shadowed: true as const } : {}),
-    receipt_status: receiptStatus(r, groupBy(cursors, (x) => `${x.channel_id}:${x.kind}`), readReceipts),
-    created_at: isoNotNull(r.created_at),
-    edited_at: iso(r.edited_at),
-    deleted_at: iso(r.deleted_at),
+    // with read receipts off there are no read ticks in either direction (SPEC.md, Realtime)
+    receipt_status: r.receipt_status,
+    created_at: r.created_at,
+    edited_at: r.edited_at,
+    deleted_at: r.deleted_at,
   };
 }
 
@@ -379,32 +389,4 @@ function threadFields(
 > {
   if (threadId) return { thread_id: threadId, show_in_channel: showInChannel };
   return { ...(counters ?? NO_REPLIES) };
-}
-
-function receiptStatus(
-  r: MessageRow,
-  cursorsOf: Map<string, CursorRow[]>,
-  readReceipts: boolean,
-): ReceiptStatus {
-  const created = BigInt(r.created_us);
-  const behind = (kind: 'd' | 'r'): CursorRow | undefined =>
-    (cursorsOf.get(`${r.channel_id}:${kind}`) ?? []).find((c) => c.user_id !== r.user_id);
-  const slowestDelivered = behind('d');
-  if (!slowestDelivered) return 'sent'; // nobody else in the channel
-  if (readReceipts) {
-    const slowestReader = behind('r');
-    if (slowestReader && BigInt(slowestReader.at_us) >= created) return 'read';
-  }
-  return BigInt(slowestDelivered.at_us) >= created ? 'delivered' : 'sent';
-}
-
-function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
-  const out = new Map<string, T[]>();
-  for (const item of items) {
-    const k = key(item);
-    const list = out.get(k);
-    if (list) list.push(item);
-    else out.set(k, [item]);
-  }
-  return out;
 }
