@@ -34,11 +34,8 @@ export class MessageHistoryService {
 
   async page(p: WorkspacePrincipal, channelRef: string, q: HistoryQueryDto): Promise<HistoryPage> {
     const bound = this.boundOf(q);
-    if (!channelRef || channelRef.length > 200) throw AppError.notFound('Channel');
-    const page = await this.read(p, q, (limit) => this.repo.pageSource(channelRef, bound, limit));
-    // no rows: an empty channel, or one the caller may not read (404 or 403, as ChannelAccess answers)
-    if (!page.messages.length) await this.access.open(p, channelRef);
-    return page;
+    const { channel } = await this.access.open(p, channelRef);
+    return this.read(p, q, (limit) => this.repo.pageSource(channel.id, bound, limit));
   }
 
   /**

@@ -3,9 +3,8 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { QuotedMessagePayload, ThreadCounters } from '../events/event-types';
 import { iso } from '../common/time';
-import { isUuid } from '../common/ids';
 import { exactTime, rows } from '../infra/database/sql';
-import { QUOTE_MAX_CODE_POINTS, sourceParam, SourceParamType, threadParticipantsJson } from './message-view.service';
+import { QUOTE_MAX_CODE_POINTS, sourceParam, threadParticipantsJson } from './message-view.service';
 import type { MessageSource } from './message-view.service';
 import { hiddenFrom } from './visibility';
 
@@ -159,18 +158,13 @@ export class MessagesRepository {
    * One history page (limit + 1 rows, to tell whether there is more) as a source for
    * MessageViews.rows: newest first by (created_at, id), or oldest first for the `after` forms.
    * Messages of users the viewer ($2 of the rendering statement) blocks are left out.
-   *
-   * The channel is named as the caller named it (its id or external id, as ChannelAccess finds it) and
-   * found in the same statement, with ChannelAccess's rule: a user ($2) reads only a channel it is a
-   * member of. No rows, then, is an empty channel or one the caller cannot read: ChannelAccess tells
-   * which (the page stays one round trip when there are messages).
    */
-  pageSource(channelRef: string, bound: HistoryBound, limit: number): MessageSource {
-    // the rendering statement checks the workspace of every row again; a workspace condition on the
-    // messages would steer the planner off the (channel_id, created_at) index
+  pageSource(channelId: string, bound: HistoryBound, limit: number): MessageSource {
+    // the channel was found in the workspace; the rendering statement checks the workspace of every row
+    // again, and a workspace condition here would steer the planner off the (channel_id, created_at) index
     return keysetSource(
       (arg) => [
-        `msg.channel_id = ${channelOfRef(arg, channelRef)}`,
+        `msg.channel_id = ${arg(channelId, 'uuid')}`,
         'msg.show_in_channel IS NOT FALSE', // thread-only replies are not in the channel (messages_channel_time's predicate)
       ],
       bound,
@@ -187,20 +181,6 @@ export class MessagesRepository {
   replySource(rootId: string, bound: HistoryBound, limit: number): MessageSource {
     return keysetSource((arg) => [`msg.thread_id = ${arg(rootId, 'uuid')}`], bound, limit, 'ASC');
   }
-}
-
-/**
- * The id of the channel of the workspace ($1) that `ref` names, as ChannelAccess finds it (by id before
- * external id), when the viewer ($2) may read it: any for a backend key, a member's for a user; else
- * null (no rows).
- */
-function channelOfRef(arg: (value: unknown, type: SourceParamType) => string, ref: string): string {
-  const id = arg(isUuid(ref) ? ref : null, 'uuid');
-  return `(SELECT ch.id FROM (SELECT c.id FROM channels c
-                               WHERE c.workspace_id = $1 AND (c.id = ${id} OR c.external_id = ${arg(ref, 'text')})
-                               ORDER BY (c.id = ${id}) DESC NULLS LAST LIMIT 1) ch
-            WHERE $2::uuid IS NULL
-               OR EXISTS (SELECT 1 FROM channel_members cm WHERE cm.channel_id = ch.id AND cm.user_id = $2::uuid))`;
 }
 
 /**
@@ -222,13 +202,13 @@ export function pageTake(limit: number): number {
  * bound the page starts at the `start` end; `before` reads newest first, the `after` forms oldest first.
  */
 function keysetSource(
-  scope: (arg: (value: unknown, type: SourceParamType) => string) => string[],
+  scope: (arg: (value: unknown, type: 'uuid' | 'timestamptz') => string) => string[],
   bound: HistoryBound,
   limit: number,
   start: 'ASC' | 'DESC',
 ): MessageSource {
   const params: unknown[] = [];
-  const arg = (value: unknown, type: SourceParamType) => sourceParam(params, value, type);
+  const arg = (value: unknown, type: 'uuid' | 'timestamptz') => sourceParam(params, value, type);
   const where = [
     ...scope(arg),
     `NOT ${hiddenFrom('msg', '$2::uuid')}`,
