@@ -62,7 +62,9 @@ export async function createApp(config: AppConfig, opts: { logs?: boolean } = {}
   app.use(inputHygieneMiddleware((err, req, res) => sendError(err, req, res, errorLogger)));
   answerClientErrors(app.getHttpServer());
   app.useGlobalPipes(createValidationPipe());
-  app.useWebSocketAdapter(new RealtimeIoAdapter(app, app.get(RedisService), config.corsOrigins, app.get(Metrics)));
+  app.useWebSocketAdapter(
+    new RealtimeIoAdapter(app, app.get(RedisService), config.corsOrigins, app.get(Metrics), config.SERVICE_REDIS_ADAPTER),
+  );
   // no enableShutdownHooks(): main.ts owns SIGTERM/SIGINT and calls app.close() once (two concurrent
   // closes ran every shutdown hook twice: "Called end on pool more than once", exit code 1)
   setupOpenApi(app, config);

@@ -127,6 +127,12 @@ export const CONFIG_SCHEMA = {
     description: 'Redis URL; unset = in-process adapter, queue and rate limiter (one instance)',
     parse: optional(url('redis:', 'rediss:')),
   },
+  SERVICE_REDIS_ADAPTER: {
+    default: 'classic',
+    description:
+      'How instances share Socket.IO fan-out through Redis: classic = one pub/sub channel every instance reads; sharded = Redis 7 sharded pub/sub (SPUBLISH), one channel per room, each instance subscribed only to the rooms it has sockets in (for Redis Cluster, or many instances)',
+    parse: oneOf('classic', 'sharded'),
+  },
   SERVICE_CORS_ORIGINS: {
     description: 'Browser origins allowed to call REST and Socket.IO: comma list of scheme://host[:port], or * (development); unset = * embedded, none with DATABASE_URL',
     parse: origins,

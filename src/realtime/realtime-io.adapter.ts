@@ -1,6 +1,6 @@
 import { INestApplicationContext } from '@nestjs/common';
 import { IoAdapter } from '@nestjs/platform-socket.io';
-import { createAdapter } from '@socket.io/redis-adapter';
+import { createAdapter, createShardedAdapter } from '@socket.io/redis-adapter';
 import type { IncomingMessage } from 'http';
 import type Redis from 'ioredis';
 import type { Namespace, Server, ServerOptions } from 'socket.io';
@@ -25,11 +25,17 @@ export function withPresenceBatchRooms(adapter: Adapter): Adapter {
   adapter.addAll = (id: SocketId, rooms: Set<Room>) => {
     if (!rooms.has(BATCH) && !adapter.sids.get(id)?.has(BATCH)) return addAll(id, rooms);
     const all = new Set(rooms);
-    for (const r of rooms) if (typeof r === 'string' && r.startsWith(CHANNEL_PREFIX)) all.add(presenceBatchRoom(r));
+    for (const r of rooms)
+      if (typeof r === 'string' && r.startsWith(CHANNEL_PREFIX)) all.add(presenceBatchRoom(r));
     return addAll(id, all);
   };
   adapter.del = (id: SocketId, room: Room) => {
-    if (typeof room === 'string' && room.startsWith(CHANNEL_PREFIX) && adapter.sids.get(id)?.has(presenceBatchRoom(room))) void del(id, presenceBatchRoom(room));
+    if (
+      typeof room === 'string' &&
+      room.startsWith(CHANNEL_PREFIX) &&
+      adapter.sids.get(id)?.has(presenceBatchRoom(room))
+    )
+      void del(id, presenceBatchRoom(room));
     return del(id, room);
   };
   return adapter;
@@ -58,18 +64,34 @@ export function countingEmits(adapter: Adapter, metrics: Metrics): Adapter {
  * instances miss that emit (what they miss of the event log they fetch through /v1/me/sync).
  */
 export function publishingWithoutRejections(client: Redis, onRefused: (err: unknown) => void): Redis {
+  const refusedAsNone = (err: unknown): number => {
+    onRefused(err);
+    return 0;
+  };
   const publish = client.publish.bind(client);
+  const spublish = client.spublish.bind(client);
   client.publish = (channel: string | Buffer, message: string | Buffer): Promise<number> =>
-    publish(channel, message).catch((err: unknown) => {
-      onRefused(err);
-      return 0;
-    });
+    publish(channel, message).catch(refusedAsNone);
+  // The sharded adapter's (SERVICE_REDIS_ADAPTER=sharded). It delivers to this instance's sockets only
+  // once its publish is answered: with Redis away a queued publish would hold every local emit until
+  // Redis came back, so it is refused at once instead.
+  client.spublish = (channel: string | Buffer, message: string | Buffer): Promise<number> =>
+    client.status === 'ready'
+      ? (spublish(channel, message) as Promise<number>).catch(refusedAsNone)
+      : Promise.resolve(refusedAsNone(new Error(`Redis is ${client.status}`)));
   return client;
 }
 
+/** What the Socket.IO adapter is made of: none (one instance), or Redis pub/sub, classic or sharded. */
+export type FanoutMode = 'memory' | 'classic' | 'sharded';
+
 /**
  * Socket.IO with the Redis adapter when REDIS_URL is set (fan-out and room changes reach every
- * instance), the in-memory adapter otherwise; either way with the presence batch rooms above.
+ * instance), the in-memory adapter otherwise; either way with the presence batch rooms above. The Redis
+ * adapter is the classic one (every instance reads one channel and drops what is not for its sockets)
+ * or, with SERVICE_REDIS_ADAPTER=sharded, the sharded one: Redis 7 sharded pub/sub with a channel per
+ * room, each instance subscribed only to the rooms it has sockets in (`dynamic` mode: a socket's own id
+ * room uses the main channel).
  * Long-polling clients need sticky sessions across instances; websocket-only clients do not (see README).
  */
 export class RealtimeIoAdapter extends IoAdapter {
@@ -78,8 +100,14 @@ export class RealtimeIoAdapter extends IoAdapter {
     private readonly redis: RedisService,
     private readonly corsOrigins: CorsOrigins,
     private readonly metrics: Metrics,
+    private readonly mode: 'classic' | 'sharded' = 'classic',
   ) {
     super(app);
+  }
+
+  /** The adapter in use. */
+  get fanout(): FanoutMode {
+    return this.redis.enabled ? this.mode : 'memory';
   }
 
   override createIOServer(port: number, options?: ServerOptions): Server {
@@ -90,7 +118,10 @@ export class RealtimeIoAdapter extends IoAdapter {
       // handshake, since browsers apply no CORS to WebSocket. Credentials stay allowed (the origin is
       // reflected when any may connect) so a load balancer's affinity cookie reaches long-polling requests.
       cors: { origin: this.corsOrigins === '*' ? true : [...this.corsOrigins], credentials: true },
-      allowRequest: (req: IncomingMessage, done: (err: string | null | undefined, success: boolean) => void) => {
+      allowRequest: (
+        req: IncomingMessage,
+        done: (err: string | null | undefined, success: boolean) => void,
+      ) => {
         if (socketOriginAllowed(this.corsOrigins, req)) done(null, true);
         else done(`origin ${req.headers.origin} is not allowed (SERVICE_CORS_ORIGINS)`, false);
       },
@@ -100,18 +131,31 @@ export class RealtimeIoAdapter extends IoAdapter {
     }) as Server;
     // socket.io's own in-memory adapter (the class it starts with), or the Redis one
     const InMemory = server.adapter() as typeof Adapter;
-    const make = this.redis.enabled
-      ? createAdapter(
-          publishingWithoutRejections(this.redis.duplicate('socket.io-pub'), () => this.metrics.fanoutFailures.inc()),
-          this.redis.duplicate('socket.io-sub'),
-          { key: `${this.redis.prefix}socket.io` },
-        )
-      : (nsp: Namespace) => new InMemory(nsp);
+    const make =
+      this.fanout === 'memory' ? (nsp: Namespace) => new InMemory(nsp) : this.redisAdapter(this.fanout);
     const metrics = this.metrics;
     // socket.io calls `new` on this: a function expression, not an arrow
     server.adapter(function presenceAdapter(nsp: Namespace): Adapter {
       return countingEmits(withPresenceBatchRooms(make(nsp)), metrics);
     });
     return server;
+  }
+
+  private redisAdapter(mode: 'classic' | 'sharded'): (nsp: Namespace) => Adapter {
+    const pub = publishingWithoutRejections(this.redis.duplicate('socket.io-pub'), () =>
+      this.metrics.fanoutFailures.inc(),
+    );
+    if (mode === 'classic') {
+      return createAdapter(pub, this.redis.duplicate('socket.io-sub'), {
+        key: `${this.redis.prefix}socket.io`,
+      });
+    }
+    // the rooms' subscriptions are made as rooms appear, also while Redis is away: they wait for it (a
+    // refused SSUBSCRIBE would leave the room deaf on this instance once Redis is back)
+    const sub = this.redis.duplicate('socket.io-sub', { maxRetriesPerRequest: null });
+    return createShardedAdapter(pub, sub, {
+      channelPrefix: `${this.redis.prefix}socket.io`,
+      subscriptionMode: 'dynamic',
+    });
   }
 }

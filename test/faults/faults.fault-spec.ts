@@ -10,12 +10,12 @@ import { FaultEnvironment, startEnvironment } from './support/processes';
  * suite (start-up is most of its cost on a busy machine). Each part leaves the environment recovered
  * (that is part of what it asserts); the abuse goes first, on instances that nothing else has strained.
  */
-describe('faults and abuse', () => {
+function inEnvironment(extraEnv: Record<string, string>, parts: ((environment: () => FaultEnvironment) => void)[]): void {
   let env: FaultEnvironment | undefined;
 
   beforeAll(async () => {
     // the senders of the outage tests are not the abuse under test; the flood is held by the socket budget
-    env = await startEnvironment({ SERVICE_RATE_LIMIT_MESSAGES_PER_MINUTE: '100000' });
+    env = await startEnvironment({ SERVICE_RATE_LIMIT_MESSAGES_PER_MINUTE: '100000', ...extraEnv });
   });
   afterAll(async () => {
     closeAllSockets();
@@ -26,7 +26,15 @@ describe('faults and abuse', () => {
     if (!env) throw new Error('the environment did not start');
     return env;
   };
-  abuse(environment);
-  redisOutage(environment);
-  postgresRestart(environment);
+  for (const part of parts) part(environment);
+}
+
+describe('faults and abuse', () => {
+  inEnvironment({}, [abuse, redisOutage, postgresRestart]);
+});
+
+// the sharded Socket.IO adapter (SERVICE_REDIS_ADAPTER=sharded) resubscribes its rooms' channels after
+// an outage: the same outage, the same guarantees
+describe('faults with the sharded Redis adapter', () => {
+  inEnvironment({ SERVICE_REDIS_ADAPTER: 'sharded' }, [redisOutage]);
 });

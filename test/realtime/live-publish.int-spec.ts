@@ -7,7 +7,7 @@ import { closeAllSockets, connectSocket, sleep, TestSocket } from '../support/so
  * Two instances, one PostgreSQL and one Redis: each publishes the sends it commits live, one of them
  * also leads the log's publisher, and the notes through Redis keep it from publishing them again.
  */
-describe('live publish across two instances', () => {
+describe.each(['classic', 'sharded'])('live publish across two instances (%s adapter)', (adapter) => {
   let one: TestApp;
   let two: TestApp;
   let close: () => Promise<void>;
@@ -16,7 +16,7 @@ describe('live publish across two instances', () => {
   let ch: { id: string };
 
   beforeAll(async () => {
-    ({ one, two, close } = await startTwoInstances('lp'));
+    ({ one, two, close } = await startTwoInstances('lp', { SERVICE_REDIS_ADAPTER: adapter }));
   });
   afterAll(async () => {
     closeAllSockets();

@@ -1,4 +1,6 @@
+import Redis from 'ioredis';
 import { io } from 'socket.io-client';
+import { RedisService } from '../../src/infra/redis/redis.module';
 import { DataSource } from 'typeorm';
 import { OFFLINE_GRACE_MS, PRESENCE_TICK_MS } from '../../src/realtime/presence.coalescer';
 import { PresenceStore } from '../../src/realtime/presence.store';
@@ -9,7 +11,8 @@ import { closeAllSockets, connectSocket, sleep, TestSocket } from '../support/so
 
 const isMsg = (id: string) => (e: any) => e?.data?.id === id;
 
-describe('two instances on PostgreSQL + Redis', () => {
+// both Socket.IO Redis adapters (SERVICE_REDIS_ADAPTER): the classic one and Redis 7 sharded pub/sub
+describe.each(['classic', 'sharded'])('two instances on PostgreSQL + Redis (%s adapter)', (adapter) => {
   let one: TestApp;
   let two: TestApp;
   let close: () => Promise<void>;
@@ -18,7 +21,7 @@ describe('two instances on PostgreSQL + Redis', () => {
   let ch: { id: string };
 
   beforeAll(async () => {
-    ({ one, two, close } = await startTwoInstances('mi'));
+    ({ one, two, close } = await startTwoInstances('mi', { SERVICE_REDIS_ADAPTER: adapter }));
   });
   afterAll(async () => {
     closeAllSockets();
@@ -30,6 +33,26 @@ describe('two instances on PostgreSQL + Redis', () => {
     ch = (await ws.api.post('/v1/channels', { type: 'group', external_id: `g-${Date.now()}`, created_by: 'ana', member_external_ids: ['bo', 'cy'] })).body;
   });
   afterEach(() => closeAllSockets());
+
+  it('fans out through the configured adapter: one classic pub/sub channel, or sharded channels per room', async () => {
+    await connectSocket(two.baseUrl, bo.token); // bo's rooms exist on instance two
+    const probe = new Redis(process.env.REDIS_URL!);
+    try {
+      const pattern = `${one.app.get(RedisService).prefix}socket.io*`;
+      const shard = (await probe.call('PUBSUB', 'SHARDCHANNELS', pattern)) as string[];
+      const classic = (await probe.call('PUBSUB', 'CHANNELS', pattern)) as string[];
+      if (adapter === 'sharded') {
+        expect(classic).toEqual([]);
+        // a channel per room an instance has sockets in: bo's channel room among them
+        expect(shard.some((c) => c.includes(`channel:${ch.id}#`))).toBe(true);
+      } else {
+        expect(shard).toEqual([]);
+        expect(classic.length).toBeGreaterThan(0);
+      }
+    } finally {
+      probe.disconnect();
+    }
+  });
 
   it('a message sent through one instance reaches sockets on the other, both ways', async () => {
     const sb = await connectSocket(two.baseUrl, bo.token);

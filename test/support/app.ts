@@ -85,10 +85,11 @@ export async function startTestApp(overrides: Record<string, string> = {}, share
  */
 export async function startTwoInstances(
   prefix: string,
+  extraEnv: Record<string, string> = {},
 ): Promise<{ one: TestApp; two: TestApp; close: () => Promise<void> }> {
   const db = await cloneDatabase();
   const shared = { databaseUrl: db.url, redisPrefix: `${prefix}${Date.now().toString(36)}:` };
-  const env = { SERVICE_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
+  const env = { SERVICE_ENCRYPTION_KEY: randomBytes(32).toString('base64'), ...extraEnv };
   const one = await startTestApp(env, shared);
   const two = await startTestApp(env, shared);
   return {
