@@ -130,7 +130,7 @@ export const CONFIG_SCHEMA = {
   SERVICE_REDIS_ADAPTER: {
     default: 'classic',
     description:
-      'How instances share Socket.IO fan-out through Redis: classic = one pub/sub channel every instance reads; sharded = Redis 7 sharded pub/sub (SPUBLISH), one channel per room, each instance subscribed only to the rooms it has sockets in (for Redis Cluster, or many instances)',
+      'How instances share Socket.IO fan-out through Redis: classic = one pub/sub channel every instance reads; sharded = Redis 7 sharded pub/sub (SPUBLISH), a channel per room, each instance subscribed only to the rooms it has sockets in. The same on every instance',
     parse: oneOf('classic', 'sharded'),
   },
   SERVICE_CORS_ORIGINS: {

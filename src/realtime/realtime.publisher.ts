@@ -341,7 +341,8 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     const room = channelRoom(e.channel_id);
     const p = e.payload as { user_id?: string; mentions?: { user_id: string }[] };
     // room moves first, so the event itself already reaches (or no longer reaches) the member
-    if (e.type === 'channel.created' || e.type === 'member.joined') {
+    const joining = e.type === 'channel.created' || e.type === 'member.joined' ? (e.audience ?? []).map(userRoom) : [];
+    if (joining.length) {
       for (const u of e.audience ?? []) {
         // locally at once (the adapter would apply our own request only when it comes back from
         // Redis, after the emit below), and on the other instances through Redis, ahead of the emit
@@ -355,7 +356,12 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
       if (only) {
         if (only.length) (io.to(only).emit as (n: ServerEventName, e: Envelope) => boolean)(env.type as ServerEventName, env);
       } else {
-        const target = except.length ? io.to(room).except(except) : io.to(room);
+        // with the joining members' own rooms too: the same sockets (theirs have just joined the room),
+        // and an emit to several rooms travels on the adapter's main channel, behind the join requests
+        // above; the sharded adapter would send one to the room alone on the room's own channel, which
+        // an instance that had no socket in the room subscribes to only once the join has reached it
+        const rooms = joining.length ? [room, ...joining] : room;
+        const target = except.length ? io.to(rooms).except(except) : io.to(rooms);
         (target.emit as (n: ServerEventName, e: Envelope) => boolean)(env.type as ServerEventName, env);
         if (e.type === 'member.left' && p.user_id) {
           (io.to(userRoom(p.user_id)).except(room).emit as (n: ServerEventName, e: Envelope) => boolean)(env.type as ServerEventName, env);

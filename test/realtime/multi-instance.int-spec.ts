@@ -76,6 +76,17 @@ describe.each(['classic', 'sharded'])('two instances on PostgreSQL + Redis (%s a
     await sc.expectNone('message.new', isMsg(m.id));
   });
 
+  it('a member added or a channel created on one instance reaches the member on the other, where the channel had no socket yet', async () => {
+    const [dan, eve] = (await ws.users('dan', 'eve')) as [TestUser, TestUser];
+    // dan and eve are connected to instance two only, where no socket is in these channels' rooms yet
+    const sd = await connectSocket(two.baseUrl, dan.token);
+    const se = await connectSocket(two.baseUrl, eve.token);
+    await ws.api.post(`/v1/channels/${ch.id}/members`, { member_external_ids: ['dan'] });
+    await sd.waitFor('member.added', (e) => e?.channel_id === ch.id, 5_000);
+    const created = (await ws.api.post('/v1/channels', { type: 'group', external_id: `n-${Date.now()}`, created_by: 'ana', member_external_ids: ['eve'] })).body;
+    await se.waitFor('channel.created', (e) => e?.channel_id === created.id, 5_000);
+  });
+
   const onlineVia = async (t: TestApp, who = 'bo') => {
     const res = await new Client(t, ws.api.authorization).get(`/v1/channels/${ch.id}/presence`);
     return res.body.members.find((x: { external_id: string }) => x.external_id === who).online as boolean;
