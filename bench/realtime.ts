@@ -4,7 +4,10 @@
  * by side with a bare Socket.IO broadcast to the same sockets (the floor), and server memory per idle
  * connection for both. Writes the "Realtime fan-out" section of docs/BENCHMARKS.md.
  *
- * Options: --sockets=1000 --rates=10,50,100 --seconds=10 --repeats=2 --no-write.
+ * Options: --sockets=1000 --rates=10,50,100 --seconds=10 --repeats=2 --no-write
+ *   --adapters=classic,sharded: run chat-service once per Socket.IO Redis adapter (SERVICE_REDIS_ADAPTER)
+ *   and print them side by side (deliveries/s, latency, server and Redis CPU per message); the section
+ *   written is the first adapter's beside the floor.
  * Env: BENCH_DATABASE_URL (a superuser URL; a bench_rt_* database is created and dropped), BENCH_REDIS_URL.
  *
  * Processes: this one (setup, REST sender, measurements), two servers, and the clients in a forked
@@ -35,7 +38,8 @@ const REPEATS = Number(arg('repeats', '2'));
 const WRITE = !process.argv.includes('--no-write');
 /** the service to run (default dist/main.js); another build can be compared with --main=/path/to/dist/main.js */
 const MAIN = arg('main', join(ROOT, 'dist', 'main.js'));
-const RUN_DEADLINE_MS = 8 * 60_000;
+const ADAPTERS = arg('adapters', 'classic').split(',').filter(Boolean);
+const RUN_DEADLINE_MS = 8 * 60_000 * Math.max(1, ADAPTERS.length);
 
 const ID = randomBytes(4).toString('hex');
 const DB_NAME = `bench_rt_${ID}`;
@@ -112,6 +116,8 @@ async function pgAdmin(sql: string): Promise<void> {
 }
 
 async function freshDatabase(): Promise<string> {
+  // one database per chat-service run (--adapters runs it more than once)
+  await pgAdmin(`DROP DATABASE IF EXISTS "${DB_NAME}" WITH (FORCE)`);
   await pgAdmin(`CREATE DATABASE "${DB_NAME}"`);
   cleanups.push(() => pgAdmin(`DROP DATABASE IF EXISTS "${DB_NAME}" WITH (FORCE)`));
   const url = new URL(PG_ADMIN_URL);
@@ -443,12 +449,26 @@ export interface RateResult {
   /** CPU time per instance during the run (send to end of drain), ms, and the run's wall time */
   serverCpuMs: [number, number];
   clientCpuMs: number;
+  /** Redis's CPU (INFO cpu, user + sys) during the run, ms */
+  redisCpuMs: number;
   wallMs: number;
   /** acknowledged messages no socket got, found committed in the event log */
   lostInLog: number;
 }
 
 let phaseSeq = 0;
+
+/** Redis's own CPU so far (INFO cpu: used_cpu_user + used_cpu_sys), ms. */
+async function redisCpuMs(): Promise<number> {
+  const r = new Redis(BENCH_REDIS_URL);
+  try {
+    const info = await r.info('cpu');
+    const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? NaN);
+    return (field('used_cpu_user') + field('used_cpu_sys')) * 1000;
+  } finally {
+    r.disconnect();
+  }
+}
 const pct = (part: number, whole: number) => `${Math.round((100 * part) / Math.max(1, whole))} %`;
 /** set while chat-service runs: lost messages are looked up in its event log */
 let chatDbUrl: string | null = null;
@@ -488,6 +508,7 @@ async function measure(c: Clients, sockets: number, rate: number, seconds: numbe
   await ask(c.child, { cmd: 'phase', phase, messages: total } satisfies ToClients, (m) => ((m as FromClients).type === 'phase-ready' ? true : undefined), 10_000, 'phase');
 
   const cpu0 = await Promise.all(c.servers.map(ipcCpu));
+  const redis0 = await redisCpuMs();
   const restMs: number[] = [];
   const refused: number[] = [];
   const answered = new Set<number>();
@@ -562,6 +583,7 @@ async function measure(c: Clients, sockets: number, rate: number, seconds: numbe
     phase,
     serverCpuMs: [(cpu1[0]! - cpu0[0]!) / 1000, (cpu1[1]! - cpu0[1]!) / 1000],
     clientCpuMs: r.cpuMs,
+    redisCpuMs: (await redisCpuMs()) - redis0,
     wallMs,
     lostInLog: 0,
     // overloaded (lost messages are not overload: they are reported as such)
@@ -629,10 +651,11 @@ interface TargetResult {
   problems: { name: string; count: number; lines: string[] }[];
 }
 
-async function runChat(helpers: string): Promise<TargetResult & { channelId: string }> {
+async function runChat(helpers: string, adapter: string): Promise<TargetResult & { channelId: string }> {
   const dbUrl = await freshDatabase();
   chatDbUrl = dbUrl;
   const env = {
+    SERVICE_REDIS_ADAPTER: adapter,
     DATABASE_URL: dbUrl,
     REDIS_URL: BENCH_REDIS_URL,
     SERVICE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
@@ -643,7 +666,7 @@ async function runChat(helpers: string): Promise<TargetResult & { channelId: str
     LOG_LEVEL: 'warn',
     SERVICE_REDIS_PREFIX: PREFIX,
   };
-  log(`chat-service: database ${DB_NAME}, Redis prefix ${PREFIX}`);
+  log(`chat-service (${adapter} adapter): database ${DB_NAME}, Redis prefix ${PREFIX}`);
   // a set-up instance runs the migrations and creates the data, then makes way for two fresh instances,
   // so neither measured instance carries the set-up's garbage in its "before" memory reading
   const setup = await startChat('chat-setup', helpers, env);
@@ -718,6 +741,23 @@ const n0 = (x: number) => Math.round(x).toLocaleString('en-US');
 const cpuPerMsg = (r: RateResult) => (r.serverCpuMs[0] + r.serverCpuMs[1]) / Math.max(1, r.sent);
 /** kept up: every send answered, ≥ 90 % of the offered deliveries/s, p99 under 2 s */
 const keptUp = (r: RateResult) => !r.refused && !r.unanswered && r.deliveriesPerSec >= 0.9 * r.rate * SOCKETS && r.p99 < 2_000;
+
+/** The adapters side by side, each rate's better run, with the floor's. */
+function adapterTable(chats: [string, TargetResult][], bare: TargetResult): string {
+  const rows = [
+    '| adapter | rate (msg/s) | deliveries/s | p50 / p99 (ms) | never arrived | server CPU per message, both instances (ms) | Redis CPU per message (ms) |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const [name, t] of [...chats, ['floor (bare Socket.IO, classic adapter)', bare] as [string, TargetResult]]) {
+    for (const r of t.rates) {
+      const perMsg = (ms: number) => (ms / Math.max(1, r.sent - r.refused)).toFixed(2);
+      rows.push(
+        `| ${name} | ${r.rate} | ${n0(r.deliveriesPerSec)} | ${Math.round(r.p50)} / ${Math.round(r.p99)} | ${r.missing} of ${n0(r.expected)} | ${perMsg(r.serverCpuMs[0] + r.serverCpuMs[1])} | ${perMsg(r.redisCpuMs)} |`,
+      );
+    }
+  }
+  return rows.join('\n');
+}
 
 function report(
   chat: TargetResult,
@@ -866,8 +906,14 @@ async function main(): Promise<void> {
   cleanups.push(dropRedisKeys);
   const helpers = transpileHelpers();
 
-  const chat = await runChat(helpers);
+  const chats: [string, TargetResult & { channelId: string }][] = [];
+  for (const adapter of ADAPTERS) {
+    chats.push([adapter, await runChat(helpers, adapter)]);
+    await dropRedisKeys();
+  }
+  const chat = chats[0]![1];
   const bare = await runBare(helpers);
+  if (chats.length > 1) process.stdout.write(`\n${adapterTable(chats, bare)}\n`);
   const section = report(chat, bare, { date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC', machine, load, loadEnd: la(), minutes: (Date.now() - started) / 60_000 });
   process.stdout.write(`\n${section}\n`);
   if (WRITE) writeSection(section);

@@ -157,7 +157,7 @@ describe('history (GET /v1/channels/:id/messages)', () => {
     const { ws, ch, ana, bo } = await room(t);
     const m = await send(ana, ch.id, 'by either name');
     expect((await history(bo.api, ch.external_id)).messages.map((x) => x.id)).toEqual([m.id]);
-    // a second channel, with bo alone besides ana, whose external id is the first channel's id
+    // a second channel, of ana alone, whose external id is the first channel's id
     const twin = await ws.api.post('/v1/channels', { type: 'group', external_id: ch.id, created_by: 'ana' });
     expect(twin.status).toBe(201);
     await send(ana, twin.body.id, 'in the twin');
