@@ -141,6 +141,15 @@ export class RealtimeIoAdapter extends IoAdapter {
     return server;
   }
 
+  /**
+   * Nest binds `@SubscribeMessage` handlers here, and makes each socket a `disconnect$` observable for
+   * them even when there are none. The gateway binds its own listeners (RealtimeGateway), so a socket
+   * skips that: no per-socket observables.
+   */
+  override bindMessageHandlers(...args: Parameters<IoAdapter['bindMessageHandlers']>): void {
+    if (args[1].length) super.bindMessageHandlers(...args);
+  }
+
   private redisAdapter(mode: 'classic' | 'sharded'): (nsp: Namespace) => Adapter {
     const pub = publishingWithoutRejections(this.redis.duplicate('socket.io-pub'), () =>
       this.metrics.fanoutFailures.inc(),

@@ -57,6 +57,15 @@ const MAX_TIMER_MS = 2_147_000_000;
 /** How soon credentials are checked again when the database could not say. */
 const RECHECK_RETRY_MS = 5_000;
 
+/** A socket's own state (RealtimeGateway.sessions). */
+interface SocketSession {
+  token: string;
+  validUntil: number;
+  timer?: NodeJS.Timeout;
+  /** Settles once the socket has joined its rooms (set on connection): its events wait for it. */
+  ready?: Promise<void>;
+}
+
 async function parse<T extends object>(cls: new () => T, payload: unknown): Promise<T> {
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
     throw new AppError('VALIDATION_ERROR', 'The payload must be an object');
@@ -95,8 +104,11 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
   private readonly budgets = new Map<string, SocketBudget>();
   /** Each user's sockets on this instance, oldest first (at most SERVICE_SOCKETS_PER_USER). */
   private readonly byUser = new Map<string, AppSocket[]>();
-  /** Each socket's credentials (its token, until when they hold), checked again when they run out. */
-  private readonly sessions = new WeakMap<AppSocket, { token: string; validUntil: number; timer?: NodeJS.Timeout }>();
+  /**
+   * Each socket's own state, in one record: its credentials (its token, until when they hold, checked
+   * again when they run out) and `ready`, which settles once it has joined its rooms (events wait for it).
+   */
+  private readonly sessions = new WeakMap<AppSocket, SocketSession>();
   private readonly channels = new Batcher<string, string[]>(async (userIds) => {
     const rows: { user_id: string; channel_id: string }[] = await this.db.query(`SELECT user_id, channel_id FROM channel_members WHERE user_id = ANY($1::uuid[])`, [userIds]);
     const byUser = new Map<string, string[]>(userIds.map((u) => [u, []]));
@@ -207,9 +219,9 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
 
   async handleConnection(socket: AppSocket): Promise<void> {
     const { userId } = socket.data;
-    if (!userId) return;
+    const session = this.sessions.get(socket);
+    if (!userId || !session) return;
     this.metrics.socketsConnected.inc();
-    socket.once('disconnect', () => this.metrics.socketsConnected.dec());
     // the user room and the channel rooms (loaded by the handshake middleware) at once, in the same turn
     // as the connection, so before the client hears `connect`; the presence mode room before the channel
     // rooms: the adapter pairs a batch socket's channel rooms with batch rooms
@@ -218,33 +230,40 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
       socket.join(mode === 'each' ? userRoom(userId) : [userRoom(userId), presenceRoom(mode)]),
       socket.join(this.rooms.get(socket) ?? []),
     ]).then(() => undefined);
+    session.ready = ready;
     this.rooms.delete(socket);
     this.watch(socket);
     if (!this.budgets.has(userId)) this.budgets.set(userId, new SocketBudget(this.config.SERVICE_SOCKET_EVENTS_PER_SECOND));
     this.keepWithinCap(socket, userId);
-    socket.once('disconnect', () => {
-      clearTimeout(this.sessions.get(socket)?.timer);
-      const mine = this.byUser.get(userId)?.filter((s) => s !== socket) ?? [];
-      if (mine.length) this.byUser.set(userId, mine);
-      else {
-        this.byUser.delete(userId);
-        // the user's budget outlives its last socket by the overrun window: a reconnect finds it spent
-        setTimeout(() => {
-          if (!this.byUser.has(userId)) this.budgets.delete(userId);
-        }, OVERRUN_WINDOW_MS).unref();
-      }
-    });
-    this.bindHandlers(socket, ready);
+    // listeners made once for every socket (called with the socket as `this`): a socket costs no
+    // functions of its own
+    socket.once('disconnect', this.listeners.disconnect);
+    socket.onAny(this.listeners.received);
+    for (const [event, listener] of this.listeners.events) socket.on(event as 'message.send', listener);
     // while the socket is still in its rooms: the presence announcement needs them
-    socket.once('disconnecting', () => {
-      if (!this.closing) this.presence.leaving(socket);
-    });
+    socket.once('disconnecting', this.listeners.disconnecting);
     try {
       await ready;
       if (socket.connected && !this.closing) this.presence.joined(socket);
     } catch (e) {
       this.logger.warn(`connection setup failed: ${String(e)}`);
       socket.disconnect(true);
+    }
+  }
+
+  /** A socket that closed: out of the count, its timer, its user's sockets (and budget, after a while). */
+  private closed(socket: AppSocket): void {
+    this.metrics.socketsConnected.dec();
+    clearTimeout(this.sessions.get(socket)?.timer);
+    const { userId } = socket.data;
+    const mine = this.byUser.get(userId)?.filter((s) => s !== socket) ?? [];
+    if (mine.length) this.byUser.set(userId, mine);
+    else {
+      this.byUser.delete(userId);
+      // the user's budget outlives its last socket by the overrun window: a reconnect finds it spent
+      setTimeout(() => {
+        if (!this.byUser.has(userId)) this.budgets.delete(userId);
+      }, OVERRUN_WINDOW_MS).unref();
     }
   }
 
@@ -280,56 +299,76 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
   }
 
   /**
-   * Runs a handler and answers the acknowledgement `{ok, data}` / `{ok: false, error}`. The user's
-   * budget is spent first: beyond it the event is refused (RATE_LIMITED) without being read, and a
-   * socket that keeps going is closed.
+   * Runs a client event's handler once the socket has joined its rooms, and answers the
+   * acknowledgement `{ok, data}` / `{ok: false, error}`. The user's budget is spent first: beyond it
+   * the event is refused (RATE_LIMITED) without being read, and a socket that keeps going is closed.
    */
-  private handle(socket: AppSocket, ready: Promise<void>, fn: (payload: unknown) => Promise<unknown>) {
-    return (payload: unknown, ack?: (a: Ack) => void) => {
-      const budget = this.budgets.get(socket.data.userId);
-      if (budget && !budget.take()) {
-        this.metrics.limited.socket_event.inc();
-        if (budget.exhausted) socket.disconnect(true);
-        else if (typeof ack === 'function')
-          ack({ ok: false, error: errorBody(new AppError('RATE_LIMITED', 'Too many events; slow down', undefined, 1)).error });
-        return;
-      }
-      ready
-        .then(() => fn(payload))
-        .then((data) => ack?.({ ok: true, data: data ?? null }))
-        .catch((e: unknown) => {
-          const { error, unexpected } = toAppError(e);
-          if (unexpected) this.logger.error({ err: e }, 'socket handler failed');
-          ack?.({ ok: false, error: errorBody(error).error });
-        });
-    };
+  private dispatch(
+    socket: AppSocket,
+    fn: (socket: AppSocket, payload: unknown) => Promise<unknown>,
+    payload: unknown,
+    ack: ((a: Ack) => void) | undefined,
+  ): void {
+    const budget = this.budgets.get(socket.data.userId);
+    if (budget && !budget.take()) {
+      this.metrics.limited.socket_event.inc();
+      if (budget.exhausted) socket.disconnect(true);
+      else if (typeof ack === 'function')
+        ack({ ok: false, error: errorBody(new AppError('RATE_LIMITED', 'Too many events; slow down', undefined, 1)).error });
+      return;
+    }
+    (this.sessions.get(socket)?.ready ?? Promise.resolve())
+      .then(() => fn(socket, payload))
+      .then((data) => ack?.({ ok: true, data: data ?? null }))
+      .catch((e: unknown) => {
+        const { error, unexpected } = toAppError(e);
+        if (unexpected) this.logger.error({ err: e }, 'socket handler failed');
+        ack?.({ ok: false, error: errorBody(error).error });
+      });
   }
 
-  private bindHandlers(socket: AppSocket, ready: Promise<void>): void {
-    // every event the client sends, known or not (an unknown name has no handler below)
-    socket.onAny((event: string) => this.metrics.received.of(event).inc());
-    socket.on(
-      'message.send',
-      this.handle(socket, ready, async (payload) => {
-        const dto = await parse(SocketSendDto, payload);
-        const { channel_id, ...body } = dto;
-        const result = await this.messages.send(this.principal(socket), channel_id, Object.assign(new SendMessageDto(), body), false, 'socket');
-        return result.message;
-      }),
-    );
-    socket.on(
-      'channel.delivered',
-      this.handle(socket, ready, async (payload) => this.receipts.markDelivered(this.principal(socket), (await parse(ChannelRefDto, payload)).channel_id)),
-    );
-    socket.on(
-      'channel.read',
-      this.handle(socket, ready, async (payload) => this.receipts.markRead(this.principal(socket), (await parse(ChannelRefDto, payload)).channel_id)),
-    );
-    socket.on('presence.subscribe', this.handle(socket, ready, async (payload) => this.subscribe(socket, payload)));
-    socket.on('presence.unsubscribe', this.handle(socket, ready, async (payload) => this.unsubscribe(socket, payload)));
-    socket.on('typing.start', this.handle(socket, ready, async (payload) => this.typingEvent(socket, payload, true)));
-    socket.on('typing.stop', this.handle(socket, ready, async (payload) => this.typingEvent(socket, payload, false)));
-  }
+  /** Every socket's listeners, made once: Socket.IO calls them with the socket as `this`. */
+  private readonly listeners = ((gateway: RealtimeGateway) => {
+    const event =
+      (fn: (socket: AppSocket, payload: unknown) => Promise<unknown>) =>
+      function (this: AppSocket, payload: unknown, ack?: (a: Ack) => void): void {
+        gateway.dispatch(this, fn, payload, ack);
+      };
+    const events: [string, (this: AppSocket, payload: unknown, ack?: (a: Ack) => void) => void][] = [
+      [
+        'message.send',
+        event(async (socket, payload) => {
+          const dto = await parse(SocketSendDto, payload);
+          const { channel_id, ...body } = dto;
+          const result = await gateway.messages.send(gateway.principal(socket), channel_id, Object.assign(new SendMessageDto(), body), false, 'socket');
+          return result.message;
+        }),
+      ],
+      [
+        'channel.delivered',
+        event(async (socket, payload) => gateway.receipts.markDelivered(gateway.principal(socket), (await parse(ChannelRefDto, payload)).channel_id)),
+      ],
+      [
+        'channel.read',
+        event(async (socket, payload) => gateway.receipts.markRead(gateway.principal(socket), (await parse(ChannelRefDto, payload)).channel_id)),
+      ],
+      ['presence.subscribe', event(async (socket, payload) => gateway.subscribe(socket, payload))],
+      ['presence.unsubscribe', event(async (socket, payload) => gateway.unsubscribe(socket, payload))],
+      ['typing.start', event(async (socket, payload) => gateway.typingEvent(socket, payload, true))],
+      ['typing.stop', event(async (socket, payload) => gateway.typingEvent(socket, payload, false))],
+    ];
+    return {
+      events,
+      // every event the client sends, known or not (an unknown name has no listener above)
+      received: (name: string) => gateway.metrics.received.of(name).inc(),
+      disconnect(this: AppSocket): void {
+        gateway.closed(this);
+      },
+      disconnecting(this: AppSocket): void {
+        if (!gateway.closing) gateway.presence.leaving(this);
+      },
+    };
+  })(this);
 
   /**
    * `presence.subscribe {external_ids}`: this socket hears `presence.changed` for these users from now
