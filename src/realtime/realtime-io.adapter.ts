@@ -25,17 +25,11 @@ export function withPresenceBatchRooms(adapter: Adapter): Adapter {
   adapter.addAll = (id: SocketId, rooms: Set<Room>) => {
     if (!rooms.has(BATCH) && !adapter.sids.get(id)?.has(BATCH)) return addAll(id, rooms);
     const all = new Set(rooms);
-    for (const r of rooms)
-      if (typeof r === 'string' && r.startsWith(CHANNEL_PREFIX)) all.add(presenceBatchRoom(r));
+    for (const r of rooms) if (typeof r === 'string' && r.startsWith(CHANNEL_PREFIX)) all.add(presenceBatchRoom(r));
     return addAll(id, all);
   };
   adapter.del = (id: SocketId, room: Room) => {
-    if (
-      typeof room === 'string' &&
-      room.startsWith(CHANNEL_PREFIX) &&
-      adapter.sids.get(id)?.has(presenceBatchRoom(room))
-    )
-      void del(id, presenceBatchRoom(room));
+    if (typeof room === 'string' && room.startsWith(CHANNEL_PREFIX) && adapter.sids.get(id)?.has(presenceBatchRoom(room))) void del(id, presenceBatchRoom(room));
     return del(id, room);
   };
   return adapter;
@@ -82,9 +76,6 @@ export function publishingWithoutRejections(client: Redis, onRefused: (err: unkn
   return client;
 }
 
-/** What the Socket.IO adapter is made of: none (one instance), or Redis pub/sub, classic or sharded. */
-export type FanoutMode = 'memory' | 'classic' | 'sharded';
-
 /**
  * Socket.IO with the Redis adapter when REDIS_URL is set (fan-out and room changes reach every
  * instance), the in-memory adapter otherwise; either way with the presence batch rooms above. The Redis
@@ -105,11 +96,6 @@ export class RealtimeIoAdapter extends IoAdapter {
     super(app);
   }
 
-  /** The adapter in use. */
-  get fanout(): FanoutMode {
-    return this.redis.enabled ? this.mode : 'memory';
-  }
-
   override createIOServer(port: number, options?: ServerOptions): Server {
     const server = super.createIOServer(port, {
       ...options,
@@ -118,10 +104,7 @@ export class RealtimeIoAdapter extends IoAdapter {
       // handshake, since browsers apply no CORS to WebSocket. Credentials stay allowed (the origin is
       // reflected when any may connect) so a load balancer's affinity cookie reaches long-polling requests.
       cors: { origin: this.corsOrigins === '*' ? true : [...this.corsOrigins], credentials: true },
-      allowRequest: (
-        req: IncomingMessage,
-        done: (err: string | null | undefined, success: boolean) => void,
-      ) => {
+      allowRequest: (req: IncomingMessage, done: (err: string | null | undefined, success: boolean) => void) => {
         if (socketOriginAllowed(this.corsOrigins, req)) done(null, true);
         else done(`origin ${req.headers.origin} is not allowed (SERVICE_CORS_ORIGINS)`, false);
       },
@@ -131,8 +114,7 @@ export class RealtimeIoAdapter extends IoAdapter {
     }) as Server;
     // socket.io's own in-memory adapter (the class it starts with), or the Redis one
     const InMemory = server.adapter() as typeof Adapter;
-    const make =
-      this.fanout === 'memory' ? (nsp: Namespace) => new InMemory(nsp) : this.redisAdapter(this.fanout);
+    const make = this.redis.enabled ? this.redisAdapter(this.mode) : (nsp: Namespace) => new InMemory(nsp);
     const metrics = this.metrics;
     // socket.io calls `new` on this: a function expression, not an arrow
     server.adapter(function presenceAdapter(nsp: Namespace): Adapter {

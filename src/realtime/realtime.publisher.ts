@@ -342,13 +342,11 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     const p = e.payload as { user_id?: string; mentions?: { user_id: string }[] };
     // room moves first, so the event itself already reaches (or no longer reaches) the member
     const joining = e.type === 'channel.created' || e.type === 'member.joined' ? (e.audience ?? []).map(userRoom) : [];
-    if (joining.length) {
-      for (const u of e.audience ?? []) {
-        // locally at once (the adapter would apply our own request only when it comes back from
-        // Redis, after the emit below), and on the other instances through Redis, ahead of the emit
-        io.local.in(userRoom(u)).socketsJoin(room);
-        io.in(userRoom(u)).socketsJoin(room);
-      }
+    for (const user of joining) {
+      // locally at once (the adapter would apply our own request only when it comes back from
+      // Redis, after the emit below), and on the other instances through Redis, ahead of the emit
+      io.local.in(user).socketsJoin(room);
+      io.in(user).socketsJoin(room);
     }
     if (env) {
       this.metrics.publishLag.observe((Date.now() - e.created_at.getTime()) / 1000);
