@@ -8,7 +8,9 @@
  *   --adapters=classic,sharded: run chat-service once per Socket.IO Redis adapter (SERVICE_REDIS_ADAPTER)
  *   and print them side by side (deliveries/s, latency, server and Redis CPU per message); the section
  *   written is the first adapter's beside the floor.
- * Env: BENCH_DATABASE_URL (a superuser URL; a bench_rt_* database is created and dropped), BENCH_REDIS_URL.
+ * Env: BENCH_DATABASE_URL (a superuser URL; a bench_rt_* database is created and dropped), BENCH_REDIS_URL;
+ *   BENCH_PROFILE_DIR: CPU profiles of both chat-service instances while the sockets connect
+ *   (connect-<adapter>-<instance>.cpuprofile, for Chrome DevTools or `npx speedscope`).
  *
  * Processes: this one (setup, REST sender, measurements), two servers, and the clients in a forked
  * process of their own. The helpers under bench/realtime/ are transpiled to a temporary directory and
@@ -213,11 +215,11 @@ async function startChat(name: string, helpers: string, env: Record<string, stri
   return proc;
 }
 
-async function startBare(name: string, helpers: string): Promise<ServerProc> {
+async function startBare(name: string, helpers: string, envelope: string): Promise<ServerProc> {
   const port = await freePort();
   const child = track(
     fork(join(helpers, 'bare-server.js'), [], {
-      env: { ...childEnv(), PORT: String(port), REDIS_URL: BENCH_REDIS_URL, ADAPTER_KEY: `${PREFIX}bare-socket.io` },
+      env: { ...childEnv(), PORT: String(port), REDIS_URL: BENCH_REDIS_URL, ADAPTER_KEY: `${PREFIX}bare-socket.io`, ENVELOPE: envelope },
       execArgv: ['--expose-gc'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     }),
@@ -246,6 +248,14 @@ let memId = 0;
 function ipcMem(s: ServerProc): Promise<FromServer & { type: 'mem' }> {
   const id = ++memId;
   return ask(s.child, { cmd: 'mem', id } satisfies ToServer, (m) => ((m as FromServer).type === 'mem' && (m as { id: number }).id === id ? (m as FromServer & { type: 'mem' }) : undefined), 15_000, `${s.name} mem`);
+}
+
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
+
+/** Starts the instance's CPU profiler, or (with a file) stops it and writes the profile there. */
+function ipcProfile(s: ServerProc, file?: string): Promise<unknown> {
+  const id = ++memId;
+  return ask(s.child, { cmd: 'profile', id, file } satisfies ToServer, (m) => ((m as FromServer).type === 'profile' && (m as { id: number }).id === id ? true : undefined), 30_000, `${s.name} profile`);
 }
 
 function ipcCpu(s: ServerProc): Promise<number> {
@@ -334,11 +344,16 @@ interface Clients {
   child: ChildProcess;
   servers: ServerProc[];
   connect: ConnectResult;
+  /** both servers' CPU while the sockets connected (ms) */
+  serverConnectCpuMs: number;
   settle: { ms: number; events: number; byName: Record<string, number> };
 }
 
-async function startClients(helpers: string, targets: SocketTarget[], servers: ServerProc[]): Promise<Clients> {
+async function startClients(helpers: string, targets: SocketTarget[], servers: ServerProc[], profileAs?: string): Promise<Clients> {
   const child = track(fork(join(helpers, 'clients.js'), [], { env: childEnv(), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+  const profile = PROFILE_DIR && profileAs;
+  if (profile) await Promise.all(servers.map((s) => ipcProfile(s)));
+  const cpu0 = await Promise.all(servers.map(ipcCpu));
   const connect = await ask(
     child,
     { cmd: 'connect', targets, concurrency: 50, timeoutMs: 30_000 } satisfies ToClients,
@@ -346,11 +361,18 @@ async function startClients(helpers: string, targets: SocketTarget[], servers: S
     180_000,
     'connect',
   );
+  const cpu1 = await Promise.all(servers.map(ipcCpu));
+  const serverConnectCpuMs = (cpu1[0]! + cpu1[1]! - cpu0[0]! - cpu0[1]!) / 1000;
+  if (profile) {
+    mkdirSync(PROFILE_DIR, { recursive: true });
+    await Promise.all(servers.map((s, i) => ipcProfile(s, join(PROFILE_DIR, `connect-${profile}-${i + 1}.cpuprofile`))));
+    log(`  CPU profiles of the connect storm in ${PROFILE_DIR}`);
+  }
   if (connect.failed) log(`  ${connect.failed} sockets failed to connect: ${connect.errors.join(' | ')}`);
   // the connection storm (chat-service announces presence.changed to the channel) must die down first
   const settle = await quiet(child, 2_000, 90_000);
   for (const [k, v] of Object.entries(connect.byName)) settle.byName[k] = (settle.byName[k] ?? 0) + v;
-  return { child, servers, connect, settle };
+  return { child, servers, connect, serverConnectCpuMs, settle };
 }
 
 function quiet(child: ChildProcess, quietMs: number, maxMs: number) {
@@ -439,6 +461,7 @@ export interface RateResult {
   restP50: number;
   restP99: number;
   payloadBytes: number;
+  sample: string;
   disconnects: number;
   /** envelopes whose seq was not above the previous one on that socket, during this run */
   seqBackwards: number;
@@ -576,6 +599,7 @@ async function measure(c: Clients, sockets: number, rate: number, seconds: numbe
     restP50: percentileOf(restMs, 50),
     restP99: percentileOf(restMs, 99),
     payloadBytes: r.payloadBytes,
+    sample: r.sample,
     disconnects: r.disconnects,
     seqBackwards: r.seqBackwards - seqSeen.backwards,
     seqJumps: r.seqJumps - seqSeen.jumps,
@@ -646,6 +670,8 @@ interface TargetResult {
   before: [Mem, Mem];
   after: [Mem, Mem];
   connectMs: number;
+  /** CPU per socket connected (ms): both servers, the clients process */
+  connectCpu: { server: number; clients: number };
   settle: Clients['settle'];
   sendErrors: string[];
   problems: { name: string; count: number; lines: string[] }[];
@@ -683,8 +709,8 @@ async function runChat(helpers: string, adapter: string): Promise<TargetResult &
     const server = (i % 2) as 0 | 1;
     return { url: server ? s2.url : s1.url, token: userToken(userId(i)), server };
   });
-  const c = await startClients(helpers, targets, [s1, s2]);
-  log(`chat-service: ${c.connect.ok} sockets connected in ${c.connect.ms} ms; quiet ${c.settle.ms} ms later; events while connecting: ${JSON.stringify(c.settle.byName)}`);
+  const c = await startClients(helpers, targets, [s1, s2], adapter);
+  log(`chat-service: ${c.connect.ok} sockets connected in ${c.connect.ms} ms (server CPU ${(c.serverConnectCpuMs / c.connect.ok).toFixed(2)} ms, clients ${(c.connect.cpuMs / c.connect.ok).toFixed(2)} ms per socket); quiet ${c.settle.ms} ms later; events while connecting: ${JSON.stringify(c.settle.byName)}`);
   await sleep(3_000);
   const after: [Mem, Mem] = await both(s1, s2, true);
 
@@ -701,12 +727,13 @@ async function runChat(helpers: string, adapter: string): Promise<TargetResult &
     lines: [...s.problemKinds].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([k, n]) => `${n}× ${k}`),
   }));
   for (const p of problems) if (p.count) log(`  ${p.name}: ${p.count} warn/error log lines:\n    ${p.lines.join('\n    ')}`);
-  return { channelId, rates: best, all, perServer: c.connect.perServer, before, after, connectMs: c.connect.ms, settle: c.settle, sendErrors, problems };
+  return { channelId, rates: best, all, perServer: c.connect.perServer, before, after, connectMs: c.connect.ms, connectCpu: { server: c.serverConnectCpuMs / c.connect.ok, clients: c.connect.cpuMs / c.connect.ok }, settle: c.settle, sendErrors, problems };
 }
 
-async function runBare(helpers: string): Promise<TargetResult> {
-  const s1 = await startBare('bare-1', helpers);
-  const s2 = await startBare('bare-2', helpers);
+/** The floor; `envelope`: a chat-service `message.new` of this run, which it sends with each content. */
+async function runBare(helpers: string, envelope: string): Promise<TargetResult> {
+  const s1 = await startBare('bare-1', helpers, envelope);
+  const s2 = await startBare('bare-2', helpers, envelope);
   log(`bare Socket.IO: servers at ${s1.url} and ${s2.url}`);
   await sleep(3_000);
   const before: [Mem, Mem] = await both(s1, s2, false);
@@ -715,7 +742,7 @@ async function runBare(helpers: string): Promise<TargetResult> {
     return { url: server ? s2.url : s1.url, server };
   });
   const c = await startClients(helpers, targets, [s1, s2]);
-  log(`bare Socket.IO: ${c.connect.ok} sockets connected in ${c.connect.ms} ms`);
+  log(`bare Socket.IO: ${c.connect.ok} sockets connected in ${c.connect.ms} ms (server CPU ${(c.serverConnectCpuMs / c.connect.ok).toFixed(2)} ms, clients ${(c.connect.cpuMs / c.connect.ok).toFixed(2)} ms per socket)`);
   await sleep(3_000);
   const after: [Mem, Mem] = await both(s1, s2, false);
   const sendErrors: string[] = [];
@@ -723,7 +750,7 @@ async function runBare(helpers: string): Promise<TargetResult> {
   if (sendErrors.length) log(`  send errors: ${sendErrors.join(' | ')}`);
   await closeClients(c);
   await Promise.all([stopChild(s1.child), stopChild(s2.child)]);
-  return { rates: best, all, perServer: c.connect.perServer, before, after, connectMs: c.connect.ms, settle: c.settle, sendErrors, problems: [] };
+  return { rates: best, all, perServer: c.connect.perServer, before, after, connectMs: c.connect.ms, connectCpu: { server: c.serverConnectCpuMs / c.connect.ok, clients: c.connect.cpuMs / c.connect.ok }, settle: c.settle, sendErrors, problems: [] };
 }
 
 // ---------------------------------------------------------------- report
@@ -776,7 +803,7 @@ function report(
       `latency is REST send → \`message.new\` at the client (same clock); deliveries/s = (socket, message) pairs received ÷ time from the first send to the last receipt; ` +
       `"never arrived" counts pairs of acknowledged sends still missing after the drain (up to ${DRAIN_MAX_MS / 1000} s after the last send, then until 1 s without any event, at most ${QUIET_MAX_MS / 1000} s more). ` +
       `The floor, in the same run: two bare \`socket.io\` servers with \`@socket.io/redis-adapter\` on the same Redis, the same clients, ` +
-      `\`io.emit('message.new', {content})\` on server 1 triggered by an HTTP POST at the same rates. ` +
+      `\`io.emit('message.new', envelope)\` on server 1 triggered by an HTTP POST at the same rates, the envelope one chat-service sent in this run with the content and \`seq\` replaced (the same bytes per socket). ` +
       `Each rate ran up to ${REPEATS}× after a warm-up (a saturated run is not repeated); the better run is shown.`,
     '',
   );
@@ -849,14 +876,15 @@ function report(
   const b10 = bare.rates[0]!;
   lines.push(
     `- Server CPU per message at ${c10.rate} msg/s (both instances together): chat-service ${cpuPerMsg(c10).toFixed(1)} ms vs the floor's ${cpuPerMsg(b10).toFixed(1)} ms ` +
-      `(REST handling, the publisher's log read and rendering, and a ${c10.payloadBytes} B envelope instead of ${b10.payloadBytes} B per socket); the clients process used ${(c10.clientCpuMs / c10.sent).toFixed(1)} ms per message.`,
+      `(REST handling, the publisher's log read and rendering; envelopes of ${c10.payloadBytes} B and ${b10.payloadBytes} B per socket); the clients process used ${(c10.clientCpuMs / c10.sent).toFixed(1)} ms per message.`,
   );
   const storm = Object.entries(chat.settle.byName)
     .map(([k, v]) => `${n0(v)} \`${k}\``)
     .join(', ');
   lines.push(
-    `- Connecting ${n0(SOCKETS)} sockets took ${(chat.connectMs / 1000).toFixed(1)} s on chat-service vs ${(bare.connectMs / 1000).toFixed(1)} s bare, and meanwhile the clients received ${storm || 'no events'}: ` +
-      'each connect announces `presence.changed` to every member of the channel, so N members coming online cost ~N²/2 events (plus a token check and two membership queries per handshake).',
+    `- Connecting ${n0(SOCKETS)} sockets took ${(chat.connectMs / 1000).toFixed(1)} s on chat-service vs ${(bare.connectMs / 1000).toFixed(1)} s bare (${(chat.connectMs / bare.connectMs).toFixed(2)}×; 50 at a time), ` +
+      `with ${chat.connectCpu.server.toFixed(2)} vs ${bare.connectCpu.server.toFixed(2)} ms of server CPU per socket (both instances) and ${chat.connectCpu.clients.toFixed(2)} vs ${bare.connectCpu.clients.toFixed(2)} ms in the clients process; ` +
+      `meanwhile the clients received ${storm || 'no events'} (a large channel announces no presence to its members; a small one announces each member once to each partner).`,
   );
   lines.push(
     `- Memory per idle connection: chat-service ${KiB(perConn(chat, 'heapUsed'))} KiB heap / ${KiB(perConn(chat, 'rss'))} KiB RSS vs bare Socket.IO ${KiB(perConn(bare, 'heapUsed'))} KiB / ${KiB(perConn(bare, 'rss'))} KiB. ` +
@@ -912,7 +940,7 @@ async function main(): Promise<void> {
     await dropRedisKeys();
   }
   const chat = chats[0]![1];
-  const bare = await runBare(helpers);
+  const bare = await runBare(helpers, chat.rates.find((r) => r.sample)?.sample ?? '');
   if (chats.length > 1) process.stdout.write(`\n${adapterTable(chats, bare)}\n`);
   const section = report(chat, bare, { date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC', machine, load, loadEnd: la(), minutes: (Date.now() - started) / 60_000 });
   process.stdout.write(`\n${section}\n`);

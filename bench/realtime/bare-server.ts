@@ -1,7 +1,9 @@
 /**
  * The floor for bench/realtime.ts: a bare Socket.IO server with the Redis adapter and nothing else
- * (no auth, no rooms, no database). POST /emit {content} broadcasts `message.new` {content} to every
- * socket on every instance; memory readings over IPC. Env: PORT, REDIS_URL, ADAPTER_KEY.
+ * (no auth, no rooms, no database). POST /emit {content} broadcasts `message.new` to every socket on
+ * every instance: chat-service's envelope (ENVELOPE, one it sent in the same run) with this content and
+ * the next seq, or {content} without one; memory readings over IPC. Env: PORT, REDIS_URL, ADAPTER_KEY,
+ * ENVELOPE.
  */
 import { createServer } from 'http';
 import { createAdapter } from '@socket.io/redis-adapter';
@@ -10,6 +12,8 @@ import { Server } from 'socket.io';
 import type { FromServer, ToServer } from './protocol';
 
 const port = Number(process.env.PORT);
+const envelope = process.env.ENVELOPE ? (JSON.parse(process.env.ENVELOPE) as { seq?: number; data?: object }) : null;
+let seq = 0;
 const http = createServer((req, res) => {
   if (req.method === 'POST' && req.url === '/emit') {
     let body = '';
@@ -18,7 +22,7 @@ const http = createServer((req, res) => {
     req.on('end', () => {
       try {
         const { content } = JSON.parse(body) as { content: string };
-        io.emit('message.new', { content });
+        io.emit('message.new', envelope ? { ...envelope, seq: ++seq, data: { ...envelope.data, content } } : { content });
         res.writeHead(201, { 'content-type': 'application/json' }).end('{"ok":true}');
       } catch {
         res.writeHead(400).end();

@@ -36,6 +36,7 @@ interface Phase {
   firstAt: number;
   lastAt: number;
   payloadBytes: number;
+  sample: string;
   cpuAt: number;
 }
 let cur: Phase | null = null;
@@ -67,7 +68,8 @@ function onMessage(i: number, env: unknown): void {
   p.received++;
   if (!p.firstAt) {
     p.firstAt = now;
-    p.payloadBytes = Buffer.byteLength(JSON.stringify(env));
+    p.sample = JSON.stringify(env);
+    p.payloadBytes = Buffer.byteLength(p.sample);
   }
   p.lastAt = now;
   if (n >= 0 && n < p.messages) {
@@ -113,6 +115,7 @@ function openOne(t: SocketTarget, i: number, timeoutMs: number): Promise<Socket>
 
 async function connectAll(targets: SocketTarget[], concurrency: number, timeoutMs: number): Promise<void> {
   const started = Date.now();
+  const cpu0 = cpuMicros();
   sockets = new Array<Socket>(targets.length);
   servers = targets.map((t) => t.server);
   lastSeq = new Int32Array(targets.length);
@@ -142,7 +145,7 @@ async function connectAll(targets: SocketTarget[], concurrency: number, timeoutM
   const ok = sockets.filter(Boolean);
   const perServer: [number, number] = [0, 0];
   sockets.forEach((s, i) => s && perServer[servers[i]!]++);
-  send({ type: 'connected', ok: ok.length, failed, errors, ms: Date.now() - started, perServer, byName: { ...byName } });
+  send({ type: 'connected', ok: ok.length, failed, errors, ms: Date.now() - started, perServer, cpuMs: (cpuMicros() - cpu0) / 1000, byName: { ...byName } });
 }
 
 async function quiet(quietMs: number, maxMs: number): Promise<void> {
@@ -190,6 +193,7 @@ function report(failed: number[]): void {
     missingPerServer,
     disconnects,
     payloadBytes: p.payloadBytes,
+    sample: p.sample,
     seqBackwards,
     seqJumps,
     lostEverywhere,
@@ -221,6 +225,7 @@ process.on('message', (m: ToClients) => {
         firstAt: 0,
         lastAt: 0,
         payloadBytes: 0,
+        sample: '',
         cpuAt: cpuMicros(),
       };
       send({ type: 'phase-ready', phase: m.phase });

@@ -22,6 +22,8 @@ export interface ConnectResult {
   errors: string[];
   ms: number;
   perServer: [number, number];
+  /** the clients process's CPU while connecting (ms) */
+  cpuMs: number;
   /** events received while connecting, by name */
   byName: Record<string, number>;
 }
@@ -47,6 +49,8 @@ export interface PhaseReport {
   disconnects: number;
   /** bytes of the JSON payload of the first message.new seen */
   payloadBytes: number;
+  /** the first message.new seen, as JSON (chat-service's envelope is what the floor then sends) */
+  sample: string;
   /** envelope seq going backwards / jumping ahead on a socket (chat-service only) */
   seqBackwards: number;
   seqJumps: number;
@@ -66,9 +70,14 @@ export type FromClients =
   | PhaseReport
   | { type: 'closed' };
 
-export type ToServer = { cmd: 'mem'; id: number } | { cmd: 'cpu'; id: number };
+export type ToServer =
+  | { cmd: 'mem'; id: number }
+  | { cmd: 'cpu'; id: number }
+  /** BENCH_PROFILE_DIR: start the CPU profiler, or stop it and write the profile to `file` */
+  | { cmd: 'profile'; id: number; file?: string };
 export type FromServer =
   | { type: 'ready'; port: number }
   | { type: 'mem'; id: number; rss: number; heapUsed: number; sockets: number }
   /** process.cpuUsage(), user + system, in microseconds */
-  | { type: 'cpu'; id: number; micros: number };
+  | { type: 'cpu'; id: number; micros: number }
+  | { type: 'profile'; id: number };
