@@ -20,6 +20,8 @@ export class OwnConnection implements BeforeApplicationShutdown {
   private connecting: Promise<Client> | null = null;
   private readonly lostListeners = new Set<() => void>();
   private closed = false;
+  /** The last statement queued (settles when it has run). */
+  private tail: Promise<unknown> = Promise.resolve();
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
@@ -33,7 +35,17 @@ export class OwnConnection implements BeforeApplicationShutdown {
     return () => this.lostListeners.delete(fn);
   }
 
-  async query<T>(text: string, params?: unknown[]): Promise<T[]> {
+  /**
+   * Runs one statement; statements run one after another (pg refuses a query issued while another is
+   * running on the same client from pg 9 on, and warns about it today).
+   */
+  query<T>(text: string, params?: unknown[]): Promise<T[]> {
+    const run = this.tail.then(() => this.run<T>(text, params));
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  private async run<T>(text: string, params?: unknown[]): Promise<T[]> {
     const client = await this.connect();
     try {
       return (await client.query(text, params)).rows as T[];
