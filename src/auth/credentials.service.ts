@@ -8,6 +8,7 @@ import type { BackendPrincipal, Principal, UserPrincipal } from '../common/auth/
 import { AppError } from '../common/errors/app-error';
 import { uuidv7Millis } from '../common/ids';
 import { checkTimeClaims, hs256SignatureOk, parseJwt } from './hs256';
+import { EXTERNAL_ID_PATTERN } from '../users/dto/user.dto';
 import { UserIdCache } from './user-id.cache';
 import { WorkspaceKeyCache } from './workspace-key.cache';
 
@@ -23,6 +24,9 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest();
  * from WorkspaceKeyCache (no query, no decryption per request); user JWTs are checked by hs256.ts (an
  * HMAC with the key's cached KeyObject over the exact signing input), then the user is looked up.
  */
+/** A user's id by workspace and external id, or null when there is no such user. */
+export type UserLookup = (workspaceId: string, externalId: string) => Promise<string | null>;
+
 @Injectable()
 export class CredentialsService extends Authenticator {
   /** SHA-256 of SERVICE_ADMIN_TOKEN, computed once (compared in constant time). */
@@ -81,8 +85,10 @@ export class CredentialsService extends Authenticator {
   /**
    * A user token's principal and until when it holds (ms since the epoch): its `exp`, or the end of the
    * grace period of the key that signed it when that comes first. A live socket is closed then.
+   * `lookup` finds the user's id (by default through the cache); a socket's handshake passes its own,
+   * which loads what the socket needs with it.
    */
-  async userSession(token: string): Promise<{ principal: UserPrincipal; validUntil: number }> {
+  async userSession(token: string, lookup: UserLookup = (w, e) => this.userIds.get(w, e)): Promise<{ principal: UserPrincipal; validUntil: number }> {
     const jwt = parseJwt(token);
     if (!jwt) throw unauthorized('Malformed token');
     const { header, payload } = jwt;
@@ -101,7 +107,10 @@ export class CredentialsService extends Authenticator {
     if (exp - iat > MAX_TOKEN_LIFETIME_SECONDS) throw unauthorized('The token lives longer than 24 hours');
     if (iat > Date.now() / 1000 + CLOCK_SKEW_SECONDS) throw unauthorized('The token was issued in the future');
 
-    const userId = await this.userIds.get(key.workspaceId, sub);
+    // no user has such an id (nor one PostgreSQL cannot hold): not worth a lookup, nor able to fail one
+    // that other handshakes share
+    if (!EXTERNAL_ID_PATTERN.test(sub) || sub.includes('\0')) throw unauthorized('Unknown user');
+    const userId = await lookup(key.workspaceId, sub);
     if (!userId) throw unauthorized('Unknown user');
     // a token dies with its user: one naming an earlier user of this external id (deleted, then created
     // again) is refused: by the user id a token issued here carries (`uid`), else by its `iat` against

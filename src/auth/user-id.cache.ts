@@ -1,11 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { Batcher } from '../common/batcher';
 import { prepared } from '../infra/database/prepared';
 import { TtlLru } from '../workspaces/ttl-lru';
 import { WorkspaceChanges } from '../workspaces/workspace-changes';
 
 export const USER_ID_CACHE_MAX = 100_000;
 export const USER_ID_CACHE_TTL_MS = 30_000;
+
+/** One string for a user's workspace and external id (a uuid holds no newline), for maps and batches. */
+export const userKey = (workspaceId: string, externalId: string) => `${workspaceId}\n${externalId}`;
+/** The workspace ids and external ids of keys made by `userKey`, as two arrays (for `unnest`). */
+export function fromUserKeys(keys: string[]): [string[], string[]] {
+  const at = keys.map((k) => k.indexOf('\n'));
+  return [keys.map((k, i) => k.slice(0, at[i])), keys.map((k, i) => k.slice(at[i]! + 1))];
+}
 
 /**
  * A user token's `sub` (external id) → the user's id, without a query per request. A deleted user's
@@ -33,19 +42,28 @@ export class UserIdCache {
 
   /** The user's id, or null when there is no such user in the workspace (not cached). */
   async get(workspaceId: string, externalId: string): Promise<string | null> {
-    const key = `${workspaceId}\n${externalId}`;
+    const key = userKey(workspaceId, externalId);
     const hit = this.cache.get(key);
     if (hit) return hit;
     const generation = this.generation;
-    const found = await prepared<{ id: string }>(
-      this.db.manager,
-      `SELECT id FROM users WHERE workspace_id = $1 AND external_id = $2`,
-      [workspaceId, externalId],
-    );
-    const id = found[0]?.id ?? null;
+    const id = await this.lookups.load(key);
     if (id && generation === this.generation) this.cache.set(key, id);
     return id;
   }
+
+  /** The misses of a connection storm (or of a burst of requests) in one query, not one each. */
+  private readonly lookups = new Batcher<string, string | null>(async (keys) => {
+    const rows = await prepared<{ workspace_id: string; external_id: string; id: string }>(
+      this.db.manager,
+      `SELECT u.workspace_id, u.external_id, u.id
+         FROM unnest($1::uuid[], $2::text[]) AS k(workspace_id, external_id)
+         JOIN users u ON u.workspace_id = k.workspace_id AND u.external_id = k.external_id`,
+      fromUserKeys(keys),
+    );
+    const found = new Map<string, string | null>(keys.map((k) => [k, null]));
+    for (const r of rows) found.set(userKey(r.workspace_id, r.external_id), r.id);
+    return found;
+  });
 
   private forgetWorkspace(workspaceId: string): void {
     this.generation++;

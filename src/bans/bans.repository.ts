@@ -33,6 +33,10 @@ export interface NewBan {
 /** A ban in force: one that has run out simply stops counting (and the next ban of its scope replaces it). */
 export const BAN_IN_FORCE = `(bn.expires_at IS NULL OR bn.expires_at > clock_timestamp())`;
 
+/** SQL: whether the user (an expression for their id) is banned workspace-wide (not shadow) right now: their sockets are refused. */
+export const bannedFromWorkspaceSql = (userId: string) =>
+  `EXISTS (SELECT 1 FROM bans bn WHERE bn.user_id = ${userId} AND bn.channel_id IS NULL AND NOT bn.shadow AND ${BAN_IN_FORCE})`;
+
 /** The view's columns over `bans bn` (with the user, channel and banning user joined). */
 const VIEW = `SELECT bn.id, bn.user_id, u.external_id AS u_external_id, u.name AS u_name, bn.channel_id,
                      c.external_id AS channel_external_id, bn.shadow, bn.reason, bn.expires_at, bn.created_at,
@@ -94,13 +98,5 @@ export class BansRepository {
     );
   }
 
-  /** Of these users, those banned workspace-wide (not shadow) right now: their sockets are refused. */
-  async bannedOf(m: EntityManager, userIds: string[]): Promise<Set<string>> {
-    const rows: { user_id: string }[] = await m.query(
-      `SELECT bn.user_id FROM bans bn
-        WHERE bn.user_id = ANY($1::uuid[]) AND bn.channel_id IS NULL AND NOT bn.shadow AND ${BAN_IN_FORCE}`,
-      [userIds],
-    );
-    return new Set(rows.map((r) => r.user_id));
-  }
+
 }

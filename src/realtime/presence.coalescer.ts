@@ -48,8 +48,8 @@ interface Pending {
 export class PresenceCoalescer implements BeforeApplicationShutdown {
   private readonly logger = new Logger('Presence');
   private server?: AppServer;
-  /** counted sockets per user on this instance */
-  private readonly sockets = new Map<string, Set<AppSocket>>();
+  /** counted sockets per user on this instance (a few each: an array is lighter than a set) */
+  private readonly sockets = new Map<string, AppSocket[]>();
   /** users whose socket count changed since the last tick */
   private readonly pending = new Map<string, Pending>();
   /** users this instance last announced online (and has not announced offline since) */
@@ -88,11 +88,11 @@ export class PresenceCoalescer implements BeforeApplicationShutdown {
   }
 
   /** The channel rooms the user's sockets here are in; null when none is counted yet. */
-  roomsOf(userId: string): string[] | null {
-    const set = this.sockets.get(userId);
-    if (!set?.size) return null;
+  private roomsOf(userId: string): string[] | null {
+    const mine = this.sockets.get(userId);
+    if (!mine) return null;
     const rooms = new Set<string>();
-    for (const s of set) for (const r of s.rooms) if (r.startsWith(CHANNEL_PREFIX)) rooms.add(r);
+    for (const s of mine) for (const r of s.rooms) if (r.startsWith(CHANNEL_PREFIX)) rooms.add(r);
     return [...rooms];
   }
 
@@ -100,10 +100,10 @@ export class PresenceCoalescer implements BeforeApplicationShutdown {
   joined(socket: AppSocket): void {
     if (this.closed) return;
     const { userId } = socket.data;
-    let set = this.sockets.get(userId);
-    if (!set) this.sockets.set(userId, (set = new Set()));
-    if (set.has(socket)) return;
-    set.add(socket);
+    const mine = this.sockets.get(userId);
+    if (mine?.includes(socket)) return;
+    if (mine) mine.push(socket);
+    else this.sockets.set(userId, [socket]);
     this.store.add(userId);
     this.touch(socket.data, 0, []);
   }
@@ -112,9 +112,11 @@ export class PresenceCoalescer implements BeforeApplicationShutdown {
   leaving(socket: AppSocket): void {
     if (this.closed) return;
     const { userId } = socket.data;
-    const set = this.sockets.get(userId);
-    if (!set?.delete(socket)) return; // never counted (closed before its rooms were joined)
-    if (set.size) {
+    const mine = this.sockets.get(userId) ?? [];
+    const at = mine.indexOf(socket);
+    if (at < 0) return; // never counted (closed before its rooms were joined)
+    mine.splice(at, 1);
+    if (mine.length) {
       this.store.remove(userId);
       return; // other sockets here: nothing changes for partners
     }

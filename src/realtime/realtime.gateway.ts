@@ -3,8 +3,10 @@ import { OnGatewayConnection, OnGatewayInit, WebSocketGateway, WebSocketServer }
 import { plainToInstance } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsString, MaxLength, MinLength, validate } from 'class-validator';
 import { DataSource } from 'typeorm';
-import { CredentialsService } from '../auth/credentials.service';
-import { BansRepository } from '../bans/bans.repository';
+import { CredentialsService, UserLookup } from '../auth/credentials.service';
+import { fromUserKeys, userKey } from '../auth/user-id.cache';
+import { prepared } from '../infra/database/prepared';
+import { bannedFromWorkspaceSql } from '../bans/bans.repository';
 import { ChannelAccess } from '../channels/channel-access.service';
 import type { UserPrincipal } from '../common/auth/principal';
 import { AppError, errorBody } from '../common/errors/app-error';
@@ -21,8 +23,9 @@ import { WorkspaceSettingsCache } from '../workspaces/workspace-settings.cache';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { Metrics } from '../ops/metrics';
-import { Batcher } from './batcher';
+import { Batcher } from '../common/batcher';
 import { OVERRUN_WINDOW_MS, SocketBudget } from './socket-budget';
+import { DueSchedule } from './due-schedule';
 import { PresenceCoalescer, presenceModeOf } from './presence.coalescer';
 import { Ack, AppServer, AppSocket, channelRoom, presenceRoom, presenceSubRoom, userRoom } from './realtime-events';
 import { PresenceReader } from '../channels/presence-reader';
@@ -52,16 +55,24 @@ class SocketSendDto extends SendMessageDto {
 const TYPING_TTL_MS = 6_000;
 /** In a large channel, at most one typing.start per channel this often (CONTRACT §29). */
 const LARGE_TYPING_INTERVAL_MS = 1_000;
-/** setTimeout's longest wait (tokens live at most 24 hours anyway). */
-const MAX_TIMER_MS = 2_147_000_000;
 /** How soon credentials are checked again when the database could not say. */
 const RECHECK_RETRY_MS = 5_000;
+
+/** What a handshake loads of its user (RealtimeGateway.arrivals). */
+interface Arrival {
+  userId: string;
+  channelIds: string[];
+  banned: boolean;
+}
 
 /** A socket's own state (RealtimeGateway.sessions). */
 interface SocketSession {
   token: string;
   validUntil: number;
-  timer?: NodeJS.Timeout;
+  /** When its credentials are checked again (RealtimeGateway.rechecks' step). */
+  recheckStep?: number;
+  /** Its channel rooms, loaded by the handshake and joined on connection. */
+  rooms?: string[];
   /** Settles once the socket has joined its rooms (set on connection): its events wait for it. */
   ready?: Promise<void>;
 }
@@ -93,32 +104,40 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
   private closing = false;
   /** Each socket's presence subscriptions: external_id → user id (CONTRACT §29). They end with the socket. */
   private readonly subscriptions = new WeakMap<AppSocket, Map<string, string>>();
-  /** Channel rooms loaded during the handshake, joined on connection. */
-  private readonly rooms = new WeakMap<AppSocket, string[]>();
   /**
-   * Each user's budget of client events on this instance, spent before any other work. It is shared by
-   * the user's sockets (so it bounds each of them too) and kept for a while after the last one closes:
-   * opening more sockets or reconnecting buys no fresh budget, and a user whose socket was closed for
-   * flooding is refused at the handshake until the flood's ten seconds are over.
+   * Each user's budget of client events on this instance, spent before any other work (made by the
+   * first event: an idle socket holds none). It is shared by the user's sockets (so it bounds each of
+   * them too) and kept for a while after the last one closes: opening more sockets or reconnecting buys
+   * no fresh budget, and a user whose socket was closed for flooding is refused at the handshake until
+   * the flood's ten seconds are over.
    */
   private readonly budgets = new Map<string, SocketBudget>();
-  /** Each user's sockets on this instance, oldest first (at most SERVICE_SOCKETS_PER_USER). */
-  private readonly byUser = new Map<string, AppSocket[]>();
   /**
    * Each socket's own state, in one record: its credentials (its token, until when they hold, checked
-   * again when they run out) and `ready`, which settles once it has joined its rooms (events wait for it).
+   * again when they run out), its channel rooms until it joins them and `ready`, which settles once it
+   * has (events wait for it).
    */
   private readonly sessions = new WeakMap<AppSocket, SocketSession>();
-  private readonly channels = new Batcher<string, string[]>(async (userIds) => {
-    const rows: { user_id: string; channel_id: string }[] = await this.db.query(`SELECT user_id, channel_id FROM channel_members WHERE user_id = ANY($1::uuid[])`, [userIds]);
-    const byUser = new Map<string, string[]>(userIds.map((u) => [u, []]));
-    for (const r of rows) byUser.get(r.user_id)?.push(r.channel_id);
-    return byUser;
-  });
-  /** Users banned workspace-wide (CONTRACT §19): their handshake is refused. One query for a burst of connects. */
-  private readonly banned = new Batcher<string, boolean>(async (userIds) => {
-    const banned = await this.bans.bannedOf(this.db.manager, userIds);
-    return new Map(userIds.map((u) => [u, banned.has(u)]));
+  /** Sockets whose credentials are checked again, by when: one timer for the sockets due together. */
+  private readonly rechecks = new DueSchedule<AppSocket>((socket) => void this.recheck(socket));
+  /**
+   * What a handshake needs to know of its user (by `userKey`), for a burst of connects in one statement:
+   * their id, their channels and whether they are banned workspace-wide (CONTRACT §19). Always read
+   * afresh (no cache): a deleted user, a membership or a ban that just changed counts at once.
+   */
+  private readonly arrivals = new Batcher<string, Arrival | null>(async (keys) => {
+    const rows = await prepared<{ workspace_id: string; external_id: string; id: string; channel_ids: string[]; banned: boolean }>(
+      this.db.manager,
+      `SELECT u.workspace_id, u.external_id, u.id,
+              ARRAY(SELECT m.channel_id FROM channel_members m WHERE m.user_id = u.id) AS channel_ids,
+              ${bannedFromWorkspaceSql('u.id')} AS banned
+         FROM unnest($1::uuid[], $2::text[]) AS k(workspace_id, external_id)
+         JOIN users u ON u.workspace_id = k.workspace_id AND u.external_id = k.external_id`,
+      fromUserKeys(keys),
+    );
+    const found = new Map<string, Arrival | null>(keys.map((k) => [k, null]));
+    for (const r of rows) found.set(userKey(r.workspace_id, r.external_id), { userId: r.id, channelIds: r.channel_ids, banned: r.banned });
+    return found;
   });
 
   constructor(
@@ -128,7 +147,6 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
     private readonly messages: MessagesService,
     private readonly receipts: ReceiptsService,
     private readonly access: ChannelAccess,
-    private readonly bans: BansRepository,
     private readonly changes: WorkspaceChanges,
     private readonly metrics: Metrics,
     private readonly draining: Draining,
@@ -157,21 +175,22 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
         next(err);
       };
       if (!token) return fail(new AppError('UNAUTHORIZED', 'Missing token: connect with auth.token'));
+      // the user is looked up with their channels and bans, one statement for a burst of connects
+      let arrival: Arrival | null = null;
+      const lookup: UserLookup = async (workspaceId, externalId) => (arrival = await this.arrivals.load(userKey(workspaceId, externalId)))?.userId ?? null;
       this.credentials
-        .userSession(token)
-        .then(async ({ principal: p, validUntil }) => {
-          // before any query: a user who just flooded does not get to make the handshake's queries again
+        .userSession(token, lookup)
+        .then(({ principal: p, validUntil }) => {
+          // a user who just flooded is refused until the flood's ten seconds are over
           if (this.budgets.get(p.userId)?.exhausted) {
             this.metrics.limited.socket_connect.inc();
             throw new AppError('RATE_LIMITED', 'Too many events from this user; reconnect later', undefined, OVERRUN_WINDOW_MS / 1000);
           }
+          if (arrival?.banned) throw new AppError('BANNED');
+          socket.data = { workspaceId: p.workspaceId, userId: p.userId, externalId: p.externalId };
           // the channel rooms are known before the handshake completes, so they are joined before the
           // client hears `connect`: nothing emitted to its channels after that can miss it
-          const [rooms, banned] = await Promise.all([this.channelRooms(p.userId), this.banned.load(p.userId)]);
-          if (banned) throw new AppError('BANNED');
-          socket.data = { workspaceId: p.workspaceId, userId: p.userId, externalId: p.externalId };
-          this.rooms.set(socket, rooms);
-          this.sessions.set(socket, { token, validUntil });
+          this.sessions.set(socket, { token, validUntil, rooms: arrival?.channelIds.map(channelRoom) });
           next();
         })
         .catch(fail);
@@ -195,10 +214,8 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
   private watch(socket: AppSocket): void {
     const s = this.sessions.get(socket);
     if (!s) return;
-    clearTimeout(s.timer);
-    const wait = Math.min(Math.max(0, s.validUntil - Date.now()) + 20, MAX_TIMER_MS);
-    s.timer = setTimeout(() => void this.recheck(socket), wait);
-    s.timer.unref();
+    if (s.recheckStep !== undefined) this.rechecks.cancel(socket, s.recheckStep);
+    s.recheckStep = this.rechecks.add(socket, s.validUntil + 20);
   }
 
   private async recheck(socket: AppSocket): Promise<void> {
@@ -228,22 +245,22 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
     const mode = presenceModeOf(socket);
     const ready = Promise.all([
       socket.join(mode === 'each' ? userRoom(userId) : [userRoom(userId), presenceRoom(mode)]),
-      socket.join(this.rooms.get(socket) ?? []),
+      socket.join(session.rooms ?? []),
     ]).then(() => undefined);
     session.ready = ready;
-    this.rooms.delete(socket);
+    session.rooms = undefined;
     this.watch(socket);
-    if (!this.budgets.has(userId)) this.budgets.set(userId, new SocketBudget(this.config.SERVICE_SOCKET_EVENTS_PER_SECOND));
-    this.keepWithinCap(socket, userId);
+    this.keepWithinCap(userId); // the adapter put the socket in its user room at once (join's promise is Redis's part)
     // listeners made once for every socket (called with the socket as `this`): a socket costs no
-    // functions of its own
-    socket.once('disconnect', this.listeners.disconnect);
+    // functions of its own (nor `once` wrappers: a socket disconnects once)
+    socket.on('disconnect', this.listeners.disconnect);
     socket.onAny(this.listeners.received);
     for (const [event, listener] of this.listeners.events) socket.on(event as 'message.send', listener);
     // while the socket is still in its rooms: the presence announcement needs them
-    socket.once('disconnecting', this.listeners.disconnecting);
+    socket.on('disconnecting', this.listeners.disconnecting);
     try {
       await ready;
+      session.ready = undefined; // settled: events run at once
       if (socket.connected && !this.closing) this.presence.joined(socket);
     } catch (e) {
       this.logger.warn(`connection setup failed: ${String(e)}`);
@@ -251,33 +268,28 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
     }
   }
 
-  /** A socket that closed: out of the count, its timer, its user's sockets (and budget, after a while). */
+  /** A socket that closed (it has left its rooms): out of the count and the rechecks, its user's budget after a while. */
   private closed(socket: AppSocket): void {
     this.metrics.socketsConnected.dec();
-    clearTimeout(this.sessions.get(socket)?.timer);
+    const step = this.sessions.get(socket)?.recheckStep;
+    if (step !== undefined) this.rechecks.cancel(socket, step);
     const { userId } = socket.data;
-    const mine = this.byUser.get(userId)?.filter((s) => s !== socket) ?? [];
-    if (mine.length) this.byUser.set(userId, mine);
-    else {
-      this.byUser.delete(userId);
-      // the user's budget outlives its last socket by the overrun window: a reconnect finds it spent
+    // the user's budget outlives their last socket here by the overrun window: a reconnect finds it spent
+    if (this.budgets.has(userId) && !this.socketsOf(userId))
       setTimeout(() => {
-        if (!this.byUser.has(userId)) this.budgets.delete(userId);
+        if (!this.socketsOf(userId)) this.budgets.delete(userId);
       }, OVERRUN_WINDOW_MS).unref();
-    }
   }
 
-  /**
-   * The user's channel rooms: copied from a socket of the same user here (kept current by the
-   * publisher), else from the database, one query for all the sockets that connect meanwhile.
-   */
-  private async channelRooms(userId: string): Promise<string[]> {
-    return this.presence.roomsOf(userId) ?? (await this.channels.load(userId)).map(channelRoom);
+  /** The ids of a user's sockets on this instance in the order they connected: their user room's, kept by the adapter. */
+  private socketsOf(userId: string): Set<string> | undefined {
+    return this.server.sockets.adapter.rooms.get(userRoom(userId));
   }
 
   /** Sockets close with the server: no presence broadcasts then (Redis is about to close too). */
   beforeApplicationShutdown(): void {
     this.closing = true;
+    this.rechecks.clear();
     for (const t of this.typing.values()) clearTimeout(t);
     this.typing.clear();
     for (const t of this.largeTyping.values()) clearTimeout(t.timer);
@@ -288,14 +300,16 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
     return { kind: 'user', ...socket.data };
   }
 
-  /** A user's newest sockets on this instance are kept up to the cap; the oldest beyond it is closed. */
-  private keepWithinCap(socket: AppSocket, userId: string): void {
-    const mine = [...(this.byUser.get(userId) ?? []), socket];
-    while (mine.length > this.config.SERVICE_SOCKETS_PER_USER) {
+  /** A user's newest sockets on this instance are kept up to the cap; the oldest beyond it are closed. */
+  private keepWithinCap(userId: string): void {
+    const ids = this.socketsOf(userId);
+    let excess = (ids?.size ?? 0) - this.config.SERVICE_SOCKETS_PER_USER;
+    if (!ids || excess <= 0) return;
+    for (const id of [...ids]) {
+      if (excess-- <= 0) break;
       this.metrics.limited.socket_cap.inc();
-      mine.shift()!.disconnect(true);
+      this.server.sockets.sockets.get(id)?.disconnect(true);
     }
-    this.byUser.set(userId, mine);
   }
 
   /**
@@ -309,8 +323,10 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
     payload: unknown,
     ack: ((a: Ack) => void) | undefined,
   ): void {
-    const budget = this.budgets.get(socket.data.userId);
-    if (budget && !budget.take()) {
+    const { userId } = socket.data;
+    let budget = this.budgets.get(userId);
+    if (!budget) this.budgets.set(userId, (budget = new SocketBudget(this.config.SERVICE_SOCKET_EVENTS_PER_SECOND)));
+    if (!budget.take()) {
       this.metrics.limited.socket_event.inc();
       if (budget.exhausted) socket.disconnect(true);
       else if (typeof ack === 'function')

@@ -63,6 +63,8 @@ describe('authentication (CONTRACT §3)', () => {
       ['a kid that is not an api key', () => hs256({}, { kid: 'some-other-kid' })],
       ['no kid', () => hs256({}, { kid: undefined })],
       ['an unknown user', () => hs256({ sub: 'nobody' })],
+      ['a sub no user can have (a space)', () => hs256({ sub: 'an a' })],
+      ['a sub with a NUL', () => hs256({ sub: 'ana\u0000' })],
       ['B secret with A kid', () => forgeJwt({ alg: 'HS256', kid: a.apiKey }, claims({ sub: 'bo' }), b.apiSecret)],
       ['A kid and secret for a user that exists only in B', () => hs256({ sub: 'bo' })],
       ['B kid with A secret', () => forgeJwt({ alg: 'HS256', kid: b.apiKey }, claims({ sub: 'bo' }), a.apiSecret)],
@@ -120,6 +122,29 @@ describe('authentication (CONTRACT §3)', () => {
       const res = await probe(make());
       expectError(res, 401, 'UNAUTHORIZED');
       expect(res.body.error.message).toBe(message);
+    });
+
+    it('many first requests at once (their lookups go together) each act as their own user of their own workspace', async () => {
+      const ids = Array.from({ length: 8 }, (_, i) => `crowd-${i}`);
+      const users = [...(await a.users(...ids)), ...(await b.users(...ids))];
+      const own = new Map<string, string>();
+      for (const [ws, prefix] of [
+        [a, 'a'],
+        [b, 'b'],
+      ] as const)
+        for (const id of ids) {
+          const res = await ws.api.post('/v1/channels', { type: 'group', external_id: `${prefix}-${id}`, member_external_ids: [id] });
+          expect(res.status).toBe(201);
+        }
+      users.forEach((u, i) => own.set(u.token, `${i < ids.length ? 'a' : 'b'}-${u.external_id}`));
+      const stranger = userToken(a.apiKey, a.apiSecret, 'crowd-nobody');
+      const [refused, ...pages] = await Promise.all([probe(stranger), ...users.map((u) => u.api.get('/v1/me/channels'))]);
+      expectError(refused!, 401, 'UNAUTHORIZED');
+      expect(refused!.body.error.message).toBe('Unknown user');
+      pages.forEach((res, i) => {
+        expect(res.status).toBe(200);
+        expect((res.body.channels as { external_id: string }[]).map((c) => c.external_id)).toEqual([own.get(users[i]!.token)]);
+      });
     });
 
     it('refuses a token of a user that has since been deleted', async () => {
