@@ -19,13 +19,14 @@ const CLOCK_SKEW_SECONDS = 60;
 const unauthorized = (message = 'Missing or invalid credentials') => new AppError('UNAUTHORIZED', message);
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
 
+/** A user's id by workspace and external id, or null when there is no such user. */
+export type UserLookup = (workspaceId: string, externalId: string) => Promise<string | null>;
+
 /**
  * Verifies the three credential kinds of CONTRACT §3; HTTP and the Socket.IO handshake share it. Keys come
  * from WorkspaceKeyCache (no query, no decryption per request); user JWTs are checked by hs256.ts (an
  * HMAC with the key's cached KeyObject over the exact signing input), then the user is looked up.
  */
-/** A user's id by workspace and external id, or null when there is no such user. */
-export type UserLookup = (workspaceId: string, externalId: string) => Promise<string | null>;
 
 @Injectable()
 export class CredentialsService extends Authenticator {
@@ -107,8 +108,8 @@ export class CredentialsService extends Authenticator {
     if (exp - iat > MAX_TOKEN_LIFETIME_SECONDS) throw unauthorized('The token lives longer than 24 hours');
     if (iat > Date.now() / 1000 + CLOCK_SKEW_SECONDS) throw unauthorized('The token was issued in the future');
 
-    // no user has such an id (nor one PostgreSQL cannot hold): not worth a lookup, nor able to fail one
-    // that other handshakes share
+    // no user has such an id (nor one with a NUL, which the pattern lets through and PostgreSQL cannot
+    // hold): not worth a lookup, nor able to fail one that other handshakes share
     if (!EXTERNAL_ID_PATTERN.test(sub) || sub.includes('\0')) throw unauthorized('Unknown user');
     const userId = await lookup(key.workspaceId, sub);
     if (!userId) throw unauthorized('Unknown user');

@@ -55,7 +55,7 @@ export class UserIdCache {
   private readonly lookups = new Batcher<string, string | null>(async (keys) => {
     const rows = await prepared<{ workspace_id: string; external_id: string; id: string }>(
       this.db.manager,
-      `SELECT u.workspace_id, u.external_id, u.id
+      `SELECT k.workspace_id, k.external_id, u.id
          FROM unnest($1::uuid[], $2::text[]) AS k(workspace_id, external_id)
          JOIN users u ON u.workspace_id = k.workspace_id AND u.external_id = k.external_id`,
       fromUserKeys(keys),

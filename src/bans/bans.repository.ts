@@ -97,6 +97,4 @@ export class BansRepository {
       [workspaceId, f.channelId, f.beforeId],
     );
   }
-
-
 }

@@ -128,7 +128,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
   private readonly arrivals = new Batcher<string, Arrival | null>(async (keys) => {
     const rows = await prepared<{ workspace_id: string; external_id: string; id: string; channel_ids: string[]; banned: boolean }>(
       this.db.manager,
-      `SELECT u.workspace_id, u.external_id, u.id,
+      `SELECT k.workspace_id, k.external_id, u.id,
               ARRAY(SELECT m.channel_id FROM channel_members m WHERE m.user_id = u.id) AS channel_ids,
               ${bannedFromWorkspaceSql('u.id')} AS banned
          FROM unnest($1::uuid[], $2::text[]) AS k(workspace_id, external_id)
@@ -231,7 +231,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
       }
       s.validUntil = Date.now() + RECHECK_RETRY_MS;
     }
-    this.watch(socket);
+    if (socket.connected) this.watch(socket); // one that closed meanwhile is not kept for its next check
   }
 
   async handleConnection(socket: AppSocket): Promise<void> {
@@ -303,10 +303,9 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
   /** A user's newest sockets on this instance are kept up to the cap; the oldest beyond it are closed. */
   private keepWithinCap(userId: string): void {
     const ids = this.socketsOf(userId);
-    let excess = (ids?.size ?? 0) - this.config.SERVICE_SOCKETS_PER_USER;
+    const excess = (ids?.size ?? 0) - this.config.SERVICE_SOCKETS_PER_USER;
     if (!ids || excess <= 0) return;
-    for (const id of [...ids]) {
-      if (excess-- <= 0) break;
+    for (const id of [...ids].slice(0, excess)) {
       this.metrics.limited.socket_cap.inc();
       this.server.sockets.sockets.get(id)?.disconnect(true);
     }

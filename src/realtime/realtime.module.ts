@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { BansModule } from '../bans/bans.module';
 import { ChannelsModule } from '../channels/channels.module';
 import { MessageViewsModule } from '../messages/message-views.module';
 import { MessagesModule } from '../messages/messages.module';
@@ -13,7 +12,7 @@ import { RealtimePublisher } from './realtime.publisher';
 
 /** The Socket.IO gateway, presence announcements, the log publisher, and catch-up (sync) that shares their envelopes. */
 @Module({
-  imports: [BansModule, ChannelsModule, MessagesModule, MessageViewsModule, ReceiptsModule],
+  imports: [ChannelsModule, MessagesModule, MessageViewsModule, ReceiptsModule],
   controllers: [SyncController],
   providers: [EnvelopeBuilder, PresenceCoalescer, RealtimeGateway, RealtimePublisher, SyncService],
 })

@@ -63,7 +63,6 @@ describe('authentication (CONTRACT §3)', () => {
       ['a kid that is not an api key', () => hs256({}, { kid: 'some-other-kid' })],
       ['no kid', () => hs256({}, { kid: undefined })],
       ['an unknown user', () => hs256({ sub: 'nobody' })],
-      ['a sub no user can have (a space)', () => hs256({ sub: 'an a' })],
       ['a sub with a NUL', () => hs256({ sub: 'ana\u0000' })],
       ['B secret with A kid', () => forgeJwt({ alg: 'HS256', kid: a.apiKey }, claims({ sub: 'bo' }), b.apiSecret)],
       ['A kid and secret for a user that exists only in B', () => hs256({ sub: 'bo' })],
@@ -139,8 +138,8 @@ describe('authentication (CONTRACT §3)', () => {
       users.forEach((u, i) => own.set(u.token, `${i < ids.length ? 'a' : 'b'}-${u.external_id}`));
       const stranger = userToken(a.apiKey, a.apiSecret, 'crowd-nobody');
       const [refused, ...pages] = await Promise.all([probe(stranger), ...users.map((u) => u.api.get('/v1/me/channels'))]);
-      expectError(refused!, 401, 'UNAUTHORIZED');
-      expect(refused!.body.error.message).toBe('Unknown user');
+      expectError(refused, 401, 'UNAUTHORIZED');
+      expect(refused.body.error.message).toBe('Unknown user');
       pages.forEach((res, i) => {
         expect(res.status).toBe(200);
         expect((res.body.channels as { external_id: string }[]).map((c) => c.external_id)).toEqual([own.get(users[i]!.token)]);
