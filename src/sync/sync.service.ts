@@ -31,9 +31,14 @@ function encodeSyncCursor(c: LogCursor, issuedAt = Date.now()): string {
   return Buffer.from(`${c.txId}.${c.position}.${Math.floor(issuedAt / 1000)}`).toString('base64url');
 }
 
+const MAX_XID8 = 2n ** 64n - 1n;
+
 function decodeSyncCursor(s: string): { cursor: LogCursor; issuedAt: number } {
   const m = /^(\d{1,20})\.(\d{1,20})\.(\d{1,12})$/.exec(Buffer.from(s, 'base64url').toString('utf8'));
-  if (!m) throw AppError.validation('since', 'is not a valid sync cursor');
+  // each number within what it stands for (a transaction id is an xid8, a position a safe integer):
+  // a well-formed cursor with numbers out of range is as invalid as a malformed one
+  if (!m || BigInt(m[1]!) > MAX_XID8 || !Number.isSafeInteger(Number(m[2])))
+    throw AppError.validation('since', 'is not a valid sync cursor');
   return { cursor: { txId: m[1]!, position: Number(m[2]) }, issuedAt: Number(m[3]) * 1000 };
 }
 

@@ -119,6 +119,10 @@ describe('input hygiene at the edge', () => {
       crafted(['2026-01-01T00:00:00.000000Z', 'not-a-uuid']),
       crafted({}),
       crafted([null, null]),
+      // sync cursors of the right form whose numbers are out of range (an xid8, a safe integer)
+      Buffer.from('99999999999999999999.99999999999999999999.1795483000').toString('base64url'),
+      Buffer.from('18446744073709551616.1.1795483000').toString('base64url'),
+      Buffer.from('1.9007199254740993.1795483000').toString('base64url'),
     ];
     const answers = [
       await ws.api.delete('/v1/webhooks/not-a-uuid'),
