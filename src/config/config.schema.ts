@@ -127,6 +127,14 @@ export const CONFIG_SCHEMA = {
     description: 'Redis URL; unset = in-process adapter, queue and rate limiter (one instance)',
     parse: optional(url('redis:', 'rediss:')),
   },
+  SERVICE_REDIS_PREFIX: {
+    default: 'chat:',
+    description: 'Prefix of every Redis key and channel (queues, presence, rate limits, Socket.IO), so several deployments can share one Redis',
+    parse: (v) => {
+      if (!/^[A-Za-z0-9_:.-]{1,64}$/.test(v)) throw new ConfigValueError(`must be 1-64 letters, digits or _ : . -, got "${v}"`);
+      return v;
+    },
+  },
   SERVICE_REDIS_ADAPTER: {
     default: 'classic',
     description:

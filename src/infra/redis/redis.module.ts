@@ -16,7 +16,7 @@ export class RedisService implements OnApplicationShutdown {
   private readonly extra: Redis[] = [];
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
-    this.prefix = process.env.SERVICE_REDIS_PREFIX ?? 'chat:';
+    this.prefix = config.SERVICE_REDIS_PREFIX;
     this.client = config.REDIS_URL ? this.connect('main') : null;
   }
 
