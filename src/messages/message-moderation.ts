@@ -1,4 +1,3 @@
-import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 
 export interface ModerationInput {
@@ -31,12 +30,4 @@ export interface ModerationVerdict {
  */
 export abstract class MessageModeration {
   abstract evaluate(input: ModerationInput): Promise<ModerationVerdict>;
-}
-
-/** The default until the moderation feature binds its own: everything passes unchanged. */
-@Injectable()
-export class NoModeration extends MessageModeration {
-  async evaluate(input: ModerationInput): Promise<ModerationVerdict> {
-    return { content: input.content };
-  }
 }
