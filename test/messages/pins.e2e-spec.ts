@@ -309,7 +309,8 @@ describe('pinned messages', () => {
       const fromBo = await send(bo, ch.id, 'from bo');
       expect((await ana.api.post(pinPath(fromBo.id))).status).toBe(200);
       await sa.waitFor('message.pinned', (e) => e?.data?.message?.id === fromBo.id);
-      await sc.expectNone('message.pinned', (e) => e?.data?.message?.id === fromBo.id);
+      const control = await send(ana, ch.id, 'control'); // committed after the pin; cy hears ana
+      await sc.expectNoneBefore('message.pinned', (e) => e?.data?.message?.id === fromBo.id, ['message.new', (e) => e?.data?.id === control.id]);
       // the no-op pin published nothing (it would have come before the unpin)
       expect(sb.events.filter((e) => e.name === 'message.pinned' && isPin(e.payload))).toHaveLength(1);
     });

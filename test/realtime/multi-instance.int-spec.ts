@@ -73,7 +73,11 @@ describe.each(['classic', 'sharded'])('two instances on PostgreSQL + Redis (%s a
     await sleep(300);
     const m = (await ana.api.post(`/v1/channels/${ch.id}/messages`, { content: 'hello dan' })).body;
     await sd.waitFor('message.new', isMsg(m.id));
-    await sc.expectNone('message.new', isMsg(m.id));
+    // the control, committed after m, reaches cy in a channel of hers
+    const side = await ws.api.post('/v1/channels', { type: 'group', external_id: `side-cy-${Date.now()}`, created_by: 'ana', member_external_ids: ['cy'] });
+    await sc.waitFor('channel.created', (e) => e?.channel_id === side.body.id); // her socket is in its room
+    const toCy = (await ana.api.post(`/v1/channels/${side.body.id}/messages`, { content: 'control' })).body;
+    await sc.expectNoneBefore('message.new', isMsg(m.id), ['message.new', isMsg(toCy.id)]);
   });
 
   it('a member added or a channel created on one instance reaches the member on the other, where the channel had no socket yet', async () => {

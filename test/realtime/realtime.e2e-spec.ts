@@ -70,8 +70,13 @@ describe('realtime', () => {
     const [sd, sa, sc] = await Promise.all([sock(dan), sock(ana), sock(cy)]);
     const m = await send(bo, 'hidden from ana');
     await sc.waitFor('message.new', isMsg(m.id));
-    await sa.expectNone('message.new', isMsg(m.id));
-    await sd.expectNone('message.new', isMsg(m.id), 10);
+    // controls, committed after m: one for ana in the channel, one for dan in a channel of his
+    const control = await send(cy, 'control');
+    await sa.expectNoneBefore('message.new', isMsg(m.id), ['message.new', isMsg(control.id)]);
+    const side = await ws.api.post('/v1/channels', { type: 'group', external_id: `side-${Date.now()}`, created_by: 'cy', member_external_ids: ['dan'] });
+    await sd.waitFor('channel.created', (e) => e?.channel_id === side.body.id); // his socket is in its room
+    const toDan = (await cy.api.post(`/v1/channels/${side.body.id}/messages`, { content: 'control' })).body;
+    await sd.expectNoneBefore('message.new', isMsg(m.id), ['message.new', isMsg(toDan.id)]);
   });
 
   it('edit, unsend, reactions and mentions reach members', async () => {
@@ -114,7 +119,8 @@ describe('realtime', () => {
     await ws.api.patch('/v1/workspace/settings', { read_receipts_enabled: false });
     const [sa, sb] = await Promise.all([sock(ana), sock(bo)]);
     expect((await sb.emitAck('channel.read', { channel_id: ch.id })).ok).toBe(true);
-    await sa.expectNone('channel.read');
+    const control = await send(bo, 'control');
+    await sa.expectNoneBefore('channel.read', () => true, ['message.new', isMsg(control.id)]);
   });
 
   it('membership changes move connected sockets without reconnecting', async () => {
@@ -127,7 +133,10 @@ describe('realtime', () => {
     await sleep(100);
     const m = await send(ana, 'after changes');
     await sd.waitFor('message.new', isMsg(m.id));
-    await sc.expectNone('message.new', isMsg(m.id));
+    const side = await ws.api.post('/v1/channels', { type: 'group', external_id: `side-cy-${Date.now()}`, created_by: 'ana', member_external_ids: ['cy'] });
+    await sc.waitFor('channel.created', (e) => e?.channel_id === side.body.id); // her socket is in its room
+    const toCy = (await ana.api.post(`/v1/channels/${side.body.id}/messages`, { content: 'control' })).body;
+    await sc.expectNoneBefore('message.new', isMsg(m.id), ['message.new', isMsg(toCy.id)]);
     const created = await ws.api.post('/v1/channels', { type: 'group', external_id: 'fresh', created_by: 'ana', member_external_ids: ['dan'] });
     await sd.waitFor('channel.created', (e) => e?.channel_id === created.body.id);
     const m2 = await ana.api.post(`/v1/channels/fresh/messages`, { content: 'new room' });
@@ -167,7 +176,10 @@ describe('realtime', () => {
     const [sa, sb] = await Promise.all([sock(ana), sock(bo)]);
     expect((await sa.emitAck('typing.start', { channel_id: ch.id })).ok).toBe(true);
     await sb.waitFor('typing.start', (e) => e?.data?.external_id === 'ana');
-    await sa.expectNone('typing.start', () => true, 100);
+    // ana does not hear her own typing: bo's, emitted after it, is the control
+    expect((await sb.emitAck('typing.start', { channel_id: ch.id })).ok).toBe(true);
+    await sa.expectNoneBefore('typing.start', (e) => e?.data?.external_id === 'ana', ['typing.start', (e) => e?.data?.external_id === 'bo']);
+    expect((await sb.emitAck('typing.stop', { channel_id: ch.id })).ok).toBe(true);
     expect((await sa.emitAck('typing.stop', { channel_id: ch.id })).ok).toBe(true);
     await sb.waitFor('typing.stop', (e) => e?.data?.external_id === 'ana');
   });

@@ -38,10 +38,14 @@ export class TestSocket {
     });
   }
 
-  async expectNone(name: string, pred: (p: any) => boolean = () => true, ms = 800): Promise<void> {
-    const start = Date.now();
-    await new Promise((r) => setTimeout(r, ms));
-    const got = this.events.filter((e) => e.at >= start - 5 && e.name === name && pred(e.payload));
+  /**
+   * "Nothing arrived", judged the only way that can fail: `control` names an event sent after the one
+   * that must not arrive, through the same path (a later commit in the log, a later emit), so it comes
+   * after it; once the control has arrived, every event this socket ever received is looked at.
+   */
+  async expectNoneBefore(name: string, pred: (p: any) => boolean, control: [string, (p: any) => boolean], timeoutMs = 5000): Promise<void> {
+    await this.waitFor(control[0], control[1], timeoutMs);
+    const got = this.events.filter((e) => e.name === name && pred(e.payload));
     if (got.length) throw new Error(`unexpected ${name}: ${JSON.stringify(got[0]!.payload)}`);
   }
 
