@@ -36,13 +36,15 @@ export async function startTestApp(overrides: Record<string, string> = {}, share
   if (isIntegration()) {
     if (shared) {
       env.DATABASE_URL = shared.databaseUrl;
-      process.env.SERVICE_REDIS_PREFIX = shared.redisPrefix;
+      env.SERVICE_REDIS_PREFIX = shared.redisPrefix;
     } else {
       const db = await cloneDatabase();
       drop = db.drop;
       env.DATABASE_URL = db.url;
-      process.env.SERVICE_REDIS_PREFIX = `t${randomBytes(4).toString('hex')}:`;
+      env.SERVICE_REDIS_PREFIX = overrides.SERVICE_REDIS_PREFIX ?? `t${randomBytes(4).toString('hex')}:`;
     }
+    // the app reads it from its config; tests that look at Redis themselves read it here
+    process.env.SERVICE_REDIS_PREFIX = env.SERVICE_REDIS_PREFIX;
     // files (attachments, exports) in a directory of this app's own: test files run in parallel
     if (!env.SERVICE_DATA_DIR) {
       const dir = mkdtempSync(join(tmpdir(), 'chat-test-data-'));
