@@ -30,6 +30,7 @@ import * as ts from 'typescript';
 import {
   API_KEY,
   API_SECRET,
+  backendApi,
   BENCH_REDIS_URL,
   freePort,
   loadAverage,
@@ -64,7 +65,6 @@ const SURELY_AFTER_MS = 1_000;
 const ID = randomBytes(4).toString('hex');
 const DB_NAME = `bench_conn_${ID}`;
 const PREFIX = `benchconn${ID}:`;
-const AUTH = `Bearer ${API_KEY}:${API_SECRET}`;
 const ENCRYPTION_KEY = randomBytes(32).toString('base64');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -253,18 +253,6 @@ async function startFloor(): Promise<ServerProc> {
 
 // ---------------------------------------------------------------- data
 
-async function api(base: string, method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: AUTH, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(60_000),
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status}: ${text.slice(0, 500)}`);
-  return text ? JSON.parse(text) : null;
-}
-
 interface Layout {
   name: string;
   channels: number;
@@ -287,14 +275,14 @@ function parseLayout(name: string, k: number): Omit<Layout, 'channelIds'> {
 
 async function createLayout(base: string, l: Omit<Layout, 'channelIds'>, k: number): Promise<Layout> {
   for (let i = 0; i < l.users.length; i += 100) {
-    await api(base, 'POST', '/v1/users', {
+    await backendApi(base, 'POST', '/v1/users', {
       users: l.users.slice(i, i + 100).map((external_id) => ({ external_id, name: external_id })),
     });
   }
   const channelIds: string[] = [];
   for (let c = 0; c < l.channels; c++) {
     const members = l.users.filter((_, i) => l.channelOf[i] === c);
-    const created = await api(base, 'POST', '/v1/channels', {
+    const created = await backendApi(base, 'POST', '/v1/channels', {
       type: 'group',
       external_id: `bench-l${k}-c${c}`,
       name: `bench ${l.name} #${c}`,
@@ -303,7 +291,7 @@ async function createLayout(base: string, l: Omit<Layout, 'channelIds'>, k: numb
     });
     const id = (created.id ?? created.channel?.id) as string;
     for (let i = 500; i < members.length; i += 500)
-      await api(base, 'POST', `/v1/channels/${id}/members`, {
+      await backendApi(base, 'POST', `/v1/channels/${id}/members`, {
         member_external_ids: members.slice(i, i + 500),
       });
     channelIds.push(id);
@@ -401,7 +389,7 @@ async function runOnce(
   let restOnline = 0;
   if (!isFloor) {
     for (const id of layout.channelIds) {
-      const p = await api(server.url, 'GET', `/v1/channels/${id}/presence?limit=1`);
+      const p = await backendApi(server.url, 'GET', `/v1/channels/${id}/presence?limit=1`);
       restOnline += p.online_count as number;
     }
   }

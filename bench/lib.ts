@@ -129,6 +129,19 @@ export async function startServer(storage: Storage, extraEnv: Record<string, str
 
 export const authHeader = `Bearer ${API_KEY}:${API_SECRET}`;
 
+/** A backend call with the bench's key pair: the parsed JSON answer (null when empty); any status ≥ 300 throws. */
+export async function backendApi<T = any>(base: string, method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: authHeader, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(60_000),
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status}: ${text.slice(0, 500)}`);
+  return (text ? JSON.parse(text) : null) as T;
+}
+
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const mid = Math.floor(s.length / 2);

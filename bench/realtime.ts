@@ -25,7 +25,7 @@ import Redis from 'ioredis';
 import { sign } from 'jsonwebtoken';
 import { Client } from 'pg';
 import * as ts from 'typescript';
-import { API_KEY, API_SECRET, BENCH_REDIS_URL, freePort, PG_ADMIN_URL, ROOT } from './lib';
+import { API_KEY, API_SECRET, backendApi, BENCH_REDIS_URL, freePort, PG_ADMIN_URL, ROOT } from './lib';
 import type { ConnectResult, FromClients, FromServer, PhaseReport, SocketTarget, ToClients, ToServer } from './realtime/protocol';
 import { mergeHist, percentile, percentileOf } from './realtime/stats';
 import { processGroup } from './processes';
@@ -299,37 +299,25 @@ async function readMem(s: ServerProc, chat: boolean): Promise<Mem> {
 
 // ---------------------------------------------------------------- REST setup
 
-async function api(base: string, method: string, path: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: AUTH, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(60_000),
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status}: ${text.slice(0, 500)}`);
-  return text ? JSON.parse(text) : null;
-}
-
 const userId = (i: number) => `bench-u${String(i).padStart(5, '0')}`;
 
 async function setupChannel(base: string): Promise<string> {
   const ids = Array.from({ length: SOCKETS }, (_, i) => userId(i));
   const all = [SENDER, ...ids];
   for (let i = 0; i < all.length; i += 100) {
-    await api(base, 'POST', '/v1/users', { users: all.slice(i, i + 100).map((external_id) => ({ external_id, name: external_id })) });
+    await backendApi(base, 'POST', '/v1/users', { users: all.slice(i, i + 100).map((external_id) => ({ external_id, name: external_id })) });
   }
-  const created = (await api(base, 'POST', '/v1/channels', {
+  const created = await backendApi<{ id?: string; channel?: { id: string } }>(base, 'POST', '/v1/channels', {
     type: 'group',
     external_id: `bench-room-${ID}`,
     name: 'bench room',
     created_by: SENDER,
     member_external_ids: ids.slice(0, 500),
-  })) as { id?: string; channel?: { id: string } };
+  });
   const channelId = created.id ?? created.channel?.id;
   if (!channelId) throw new Error(`no channel id in ${JSON.stringify(created).slice(0, 300)}`);
   for (let i = 500; i < ids.length; i += 500) {
-    await api(base, 'POST', `/v1/channels/${channelId}/members`, { member_external_ids: ids.slice(i, i + 500) });
+    await backendApi(base, 'POST', `/v1/channels/${channelId}/members`, { member_external_ids: ids.slice(i, i + 500) });
   }
   return channelId;
 }

@@ -1,5 +1,5 @@
 import { readFileSync } from 'fs';
-import { authHeader, freshStorage, loadAverage, machine, median, startServer, writeBenchmarkSection } from './lib';
+import { backendApi, freshStorage, loadAverage, machine, median, startServer, writeBenchmarkSection } from './lib';
 
 /**
  * `npm run bench:send-cost` (needs `npm run build`): what a send's request path costs in a large channel
@@ -30,26 +30,14 @@ function cpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS; // utime, stime (fields 14 and 15)
 }
 
-async function api(base: string, method: string, path: string, body?: unknown): Promise<{ id?: string }> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: authHeader, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(60_000),
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status}: ${text.slice(0, 300)}`);
-  return text ? (JSON.parse(text) as { id?: string }) : {};
-}
-
 async function setup(base: string): Promise<{ big: string; small: string }> {
   const others = Array.from({ length: MEMBERS - 1 }, (_, i) => `cost-u${String(i).padStart(5, '0')}`);
   const all = [SENDER, 'cost-partner', ...others];
   for (let i = 0; i < all.length; i += 100)
-    await api(base, 'POST', '/v1/users', { users: all.slice(i, i + 100).map((external_id) => ({ external_id, name: external_id })) });
-  const big = (await api(base, 'POST', '/v1/channels', { type: 'group', external_id: 'cost-big', created_by: SENDER, member_external_ids: others.slice(0, 500) })).id!;
-  for (let i = 500; i < others.length; i += 500) await api(base, 'POST', `/v1/channels/${big}/members`, { member_external_ids: others.slice(i, i + 500) });
-  const small = (await api(base, 'POST', '/v1/channels', { type: 'group', external_id: 'cost-small', created_by: SENDER, member_external_ids: ['cost-partner'] })).id!;
+    await backendApi(base, 'POST', '/v1/users', { users: all.slice(i, i + 100).map((external_id) => ({ external_id, name: external_id })) });
+  const big = (await backendApi(base, 'POST', '/v1/channels', { type: 'group', external_id: 'cost-big', created_by: SENDER, member_external_ids: others.slice(0, 500) })).id!;
+  for (let i = 500; i < others.length; i += 500) await backendApi(base, 'POST', `/v1/channels/${big}/members`, { member_external_ids: others.slice(i, i + 500) });
+  const small = (await backendApi(base, 'POST', '/v1/channels', { type: 'group', external_id: 'cost-small', created_by: SENDER, member_external_ids: ['cost-partner'] })).id!;
   return { big, small };
 }
 
@@ -68,7 +56,7 @@ async function sends(base: string, channelId: string, count: number, tag: string
     while (next < count) {
       const n = next++;
       const started = performance.now();
-      await api(base, 'POST', `/v1/channels/${channelId}/messages`, { content: `${tag} ${n} hello @cost-partner`, user_external_id: SENDER });
+      await backendApi(base, 'POST', `/v1/channels/${channelId}/messages`, { content: `${tag} ${n} hello @cost-partner`, user_external_id: SENDER });
       latencies.push(performance.now() - started);
     }
   };
