@@ -83,6 +83,10 @@ export class Channel {
   @Column('integer', { name: 'member_count', default: 0 })
   memberCount!: number;
 
+  /** When its members last changed (the chat_count_members trigger): a send soon after goes through the log. */
+  @Column('timestamptz', { name: 'members_changed_at', default: () => 'now()' })
+  membersChangedAt!: Date;
+
   @Column('boolean', { default: false })
   frozen!: boolean;
 

@@ -23,6 +23,15 @@ export interface LiveMessage {
 /** Publishes a committed send to the sockets; false when it could not (no realtime server here). */
 export type LiveSink = (m: LiveMessage) => boolean;
 
+/**
+ * A send within this long after its channel's members changed (channels.members_changed_at) is not
+ * published live but left to the log's publisher: it moves the joined and left members' sockets between
+ * rooms when it publishes the change, and a live send could overtake that move (a member who just
+ * joined would miss it; one who just left would still get it). Past the log's usual lag with margin:
+ * the change's stamp is taken at its statement, before the rest of its transaction and the commit.
+ */
+export const ROOM_MOVE_GRACE_MS = 3_000;
+
 /** Channels whose line (last seq published) is kept while idle. */
 const MAX_LINES = 10_000;
 
@@ -51,8 +60,9 @@ interface Line {
  * Per channel, this instance publishes its sends in seq order: a send that commits while an earlier
  * send of the same channel is still in flight here waits for it (one statement's time). A send can
  * still overtake an earlier event of its channel that the log's publisher sends (a reaction, an
- * edit, a membership change) or a send of another instance; the client sees a jump and fills it from
- * /v1/channels/:id/events, as after any gap.
+ * edit) or a send of another instance; the client sees a jump and fills it from
+ * /v1/channels/:id/events, as after any gap. It never overtakes a membership change: the sender leaves
+ * a send soon after one to the log (ROOM_MOVE_GRACE_MS).
  */
 @Injectable()
 export class LivePublish {

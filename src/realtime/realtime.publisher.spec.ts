@@ -1,5 +1,6 @@
 import type { StoredEvent } from '../events/event-types';
-import { inSeqOrder } from './realtime.publisher';
+import { ROOM_MOVE_GRACE_MS } from '../events/live-publish';
+import { inSeqOrder, RoomMoves } from './realtime.publisher';
 
 const ev = (id: string, channel: string | null, seq: number | null) =>
   ({ id, channel_id: channel, seq, workspace_id: 'w', type: 'message.created', payload: {}, audience: null }) as unknown as StoredEvent;
@@ -14,5 +15,23 @@ describe('inSeqOrder', () => {
   it('leaves an ordered batch as it is', () => {
     const batch = [ev('a1', 'a', 1), ev('b1', 'b', 1), ev('a2', 'a', 2)];
     expect(inSeqOrder(batch)).toEqual(batch);
+  });
+});
+
+describe('RoomMoves', () => {
+  it('keeps who joined and who left a room lately, the last move of a user winning, for ROOM_MOVE_GRACE_MS', () => {
+    const moves = new RoomMoves();
+    moves.joined('channel:a', 'user:1', 0);
+    moves.joined('channel:a', 'user:2', 0);
+    moves.left('channel:a', 'user:2', 10);
+    moves.left('channel:a', 'user:3', 10);
+    moves.joined('channel:a', 'user:3', 20);
+    const m = moves.of('channel:a', 30)!;
+    expect([...m.joined]).toEqual(['user:1', 'user:3']);
+    expect([...m.left]).toEqual(['user:2']);
+    expect(moves.of('channel:b', 30)).toBeUndefined();
+    // each move extends the room's window from its own time
+    expect(moves.of('channel:a', 20 + ROOM_MOVE_GRACE_MS - 1)).toBeDefined();
+    expect(moves.of('channel:a', 20 + ROOM_MOVE_GRACE_MS)).toBeUndefined();
   });
 });

@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { encodeLogCursor, EVENT_COLUMNS, EventLogReader, LogCursor } from '../events/event-log.reader';
-import { LiveMessage, LivePublish } from '../events/live-publish';
+import { LiveMessage, LivePublish, ROOM_MOVE_GRACE_MS } from '../events/live-publish';
 import { PublishLedger } from '../events/publish-notes';
 import { LogTail, LogTailPart, PartResult, PassInfo, PassStatement } from '../events/log-tail';
 import type { BanPayload, StoredEvent } from '../events/event-types';
@@ -74,6 +74,57 @@ interface Audience {
 
 const EVERYONE: Audience = { except: [] };
 
+/** The user rooms a channel's room gained and lost lately (RoomMoves). */
+interface Moved {
+  joined: Set<string>;
+  left: Set<string>;
+  until: number;
+}
+
+/**
+ * The room moves of the last ROOM_MOVE_GRACE_MS, per channel room: an emit to the room also goes to
+ * the user rooms that joined it and leaves out those that left. A move reaches another instance
+ * through Redis, and with the sharded adapter an emit to one room travels on that room's own channel,
+ * which an instance with no socket in the room subscribes to only once the join has reached it, and
+ * which is not ordered with the user room's channel that carried a leave. With the user rooms the emit
+ * travels on the adapter's main channel and reaches the joined member's sockets whether or not their
+ * join has landed yet, and never the left member's, whenever their leave lands.
+ */
+export class RoomMoves {
+  private readonly rooms = new Map<string, Moved>();
+  private added = 0;
+
+  joined(room: string, user: string, now = Date.now()): void {
+    const m = this.entry(room, now);
+    m.left.delete(user);
+    m.joined.add(user);
+  }
+
+  left(room: string, user: string, now = Date.now()): void {
+    const m = this.entry(room, now);
+    m.joined.delete(user);
+    m.left.add(user);
+  }
+
+  /** The room's recent moves, or undefined when it had none lately. */
+  of(room: string, now = Date.now()): Moved | undefined {
+    const m = this.rooms.get(room);
+    if (m && m.until <= now) {
+      this.rooms.delete(room);
+      return undefined;
+    }
+    return m;
+  }
+
+  private entry(room: string, now: number): Moved {
+    if (++this.added % 1024 === 0) for (const [r, m] of this.rooms) if (m.until <= now) this.rooms.delete(r);
+    let m = this.of(room, now);
+    if (!m) this.rooms.set(room, (m = { joined: new Set(), left: new Set(), until: 0 }));
+    m.until = now + ROOM_MOVE_GRACE_MS;
+    return m;
+  }
+}
+
 /** An event read from the log, not yet behind the saved cursor. */
 interface Read {
   e: StoredEvent;
@@ -112,6 +163,7 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
   private detachLive?: () => void;
   /** After Redis came back, sends go through the log until then (what it still holds goes out first, in order). */
   private liveAfter = 0;
+  private readonly moves = new RoomMoves();
 
   constructor(
     private readonly reader: EventLogReader,
@@ -330,12 +382,16 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
       if (moved && e.type === 'member.joined') {
         io.local.in(moved.user).socketsJoin(moved.room);
         io.in(moved.user).socketsJoin(moved.room);
+        this.moves.joined(moved.room, moved.user);
       }
       // user-scoped: only the audience's own sockets, on every instance (through the adapter); never
       // an empty room list, which would be every socket
       const rooms = (e.audience ?? []).map(userRoom);
       if (env && rooms.length) (io.to(rooms).emit as (n: ServerEventName, e: Envelope) => boolean)(env.type as ServerEventName, env);
-      if (moved && e.type === 'member.left') io.in(moved.user).socketsLeave(moved.room);
+      if (moved && e.type === 'member.left') {
+        io.in(moved.user).socketsLeave(moved.room);
+        this.moves.left(moved.room, moved.user);
+      }
       return;
     }
     const room = channelRoom(e.channel_id);
@@ -347,6 +403,7 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
       // Redis, after the emit below), and on the other instances through Redis, ahead of the emit
       io.local.in(user).socketsJoin(room);
       io.in(user).socketsJoin(room);
+      this.moves.joined(room, user);
     }
     if (env) {
       this.metrics.publishLag.observe((Date.now() - e.created_at.getTime()) / 1000);
@@ -354,12 +411,12 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
       if (only) {
         if (only.length) (io.to(only).emit as (n: ServerEventName, e: Envelope) => boolean)(env.type as ServerEventName, env);
       } else {
-        // with the joining members' own rooms too: the same sockets (theirs have just joined the room),
-        // and an emit to several rooms travels on the adapter's main channel, behind the join requests
-        // above; the sharded adapter would send one to the room alone on the room's own channel, which
-        // an instance that had no socket in the room subscribes to only once the join has reached it
-        const rooms = joining.length ? [room, ...joining] : room;
-        const target = except.length ? io.to(rooms).except(except) : io.to(rooms);
+        // with the rooms of the members who joined lately (the same sockets once their join has landed)
+        // and without those who left (RoomMoves)
+        const moved = this.moves.of(room);
+        const rooms = moved?.joined.size ? [room, ...moved.joined] : room;
+        const left = moved?.left.size ? [...except, ...moved.left] : except;
+        const target = left.length ? io.to(rooms).except(left) : io.to(rooms);
         (target.emit as (n: ServerEventName, e: Envelope) => boolean)(env.type as ServerEventName, env);
         if (e.type === 'member.left' && p.user_id) {
           (io.to(userRoom(p.user_id)).except(room).emit as (n: ServerEventName, e: Envelope) => boolean)(env.type as ServerEventName, env);
@@ -369,7 +426,10 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
         }
       }
     }
-    if (e.type === 'member.left' && p.user_id) io.in(userRoom(p.user_id)).socketsLeave(room);
+    if (e.type === 'member.left' && p.user_id) {
+      io.in(userRoom(p.user_id)).socketsLeave(room);
+      this.moves.left(room, userRoom(p.user_id));
+    }
     if (e.type === 'channel.deleted') io.in(room).socketsLeave(room);
   }
 

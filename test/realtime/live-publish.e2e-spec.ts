@@ -1,5 +1,5 @@
 import { ChannelWrites } from '../../src/channels/writes';
-import { LivePublish } from '../../src/events/live-publish';
+import { LivePublish, ROOM_MOVE_GRACE_MS } from '../../src/events/live-publish';
 import { LIVE_GRACE_MS, RealtimePublisher } from '../../src/realtime/realtime.publisher';
 import { startTestApp, TestApp } from '../support/app';
 import { newWorkspace, TestUser, TestWorkspace } from '../support/fixtures';
@@ -26,6 +26,8 @@ describe('live publish of sends', () => {
     ws = await newWorkspace(t);
     [ana, bo, cy] = (await ws.users('ana', 'bo', 'cy')) as [TestUser, TestUser, TestUser];
     ch = (await ws.api.post('/v1/channels', { type: 'group', external_id: `g-${Date.now()}`, created_by: 'ana', member_external_ids: ['bo', 'cy'] })).body;
+    // sends right after the members changed go through the log (ROOM_MOVE_GRACE_MS); these are about the live path
+    await sleep(ROOM_MOVE_GRACE_MS);
   });
   afterEach(() => closeAllSockets());
 

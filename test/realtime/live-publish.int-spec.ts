@@ -1,3 +1,4 @@
+import { ROOM_MOVE_GRACE_MS } from '../../src/events/live-publish';
 import { LIVE_GRACE_MS } from '../../src/realtime/realtime.publisher';
 import { startTwoInstances, TestApp } from '../support/app';
 import { Client, newWorkspace, TestUser, TestWorkspace } from '../support/fixtures';
@@ -26,6 +27,8 @@ describe.each(['classic', 'sharded'])('live publish across two instances (%s ada
     ws = await newWorkspace(one);
     users = await ws.users('ana', 'bo', 'cy', 'dan');
     ch = (await ws.api.post('/v1/channels', { type: 'group', external_id: `g-${Date.now()}`, created_by: 'ana', member_external_ids: ['bo', 'cy', 'dan'] })).body;
+    // sends right after the members changed go through the log (ROOM_MOVE_GRACE_MS); these are about the live path
+    await sleep(ROOM_MOVE_GRACE_MS);
   });
   afterEach(() => closeAllSockets());
 

@@ -7,7 +7,7 @@ import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
 import { orderChannelWrites } from '../../events/channel-order';
 import { EventLogService } from '../../events/event-log.service';
-import { LiveMessage, LivePublish } from '../../events/live-publish';
+import { LiveMessage, LivePublish, ROOM_MOVE_GRACE_MS } from '../../events/live-publish';
 import { prepared } from '../../infra/database/prepared';
 import type { MemberRole } from '../channel-members.repository';
 import { CHANNEL_COLUMNS, ChannelRow } from '../channels.repository';
@@ -72,6 +72,11 @@ export interface ChannelWriteContext {
   replayId: string | null;
   /** Users who block the actor (a send's message is not delivered to them). */
   blockerIds: string[];
+  /**
+   * The channel's members changed within ROOM_MOVE_GRACE_MS: a send is left to the log's publisher,
+   * which moves the members' sockets between rooms before it publishes what follows.
+   */
+  membersMoving: boolean;
 }
 
 /**
@@ -159,6 +164,7 @@ export class ChannelWrites {
       h_deleted_at: Date | null;
       h_shadowed: boolean | null;
       h_age_seconds: number | null;
+      members_moving: boolean;
     })[] = await prepared(
       this.db.manager,
       `WITH h AS (
@@ -166,7 +172,9 @@ export class ChannelWrites {
                 extract(epoch FROM clock_timestamp() - msg.created_at)::float8 AS age_seconds
            FROM messages msg WHERE msg.workspace_id = $1 AND msg.id = $6::uuid),
        ch AS (
-         SELECT ${CHANNEL_COLUMNS} FROM channels c
+         SELECT ${CHANNEL_COLUMNS},
+                c.members_changed_at > clock_timestamp() - make_interval(secs => $8::float8 / 1000) AS members_moving
+           FROM channels c
           WHERE c.workspace_id = $1
             AND CASE WHEN $6::uuid IS NOT NULL THEN c.id = (SELECT h.channel_id FROM h)
                      ELSE (c.id = $2::uuid OR c.external_id = $3) END
@@ -197,6 +205,7 @@ export class ChannelWrites {
         actor && 'externalId' in actor ? actor.externalId : null,
         o.messageId ?? null,
         o.idempotencyKey ?? null,
+        ROOM_MOVE_GRACE_MS,
       ],
     );
     const r = found[0];
@@ -220,6 +229,7 @@ export class ChannelWrites {
       h_deleted_at,
       h_shadowed,
       h_age_seconds,
+      members_moving,
       ...channel
     } = r;
     if (actor && !a_id) {
@@ -237,6 +247,7 @@ export class ChannelWrites {
       ban: a_ban,
       replayId: replay_id,
       blockerIds: a_blockers ?? [],
+      membersMoving: members_moving,
       message: h_id
         ? {
             id: h_id,
@@ -347,7 +358,7 @@ export class ChannelWrites {
     }
     let live: LiveMessage | null = null;
     try {
-      live = render(out, storedEvents({ workspaceId: ctx.workspaceId, channelId }, out, events, ids));
+      if (!ctx.membersMoving) live = render(out, storedEvents({ workspaceId: ctx.workspaceId, channelId }, out, events, ids));
     } catch (e) {
       // the message is stored: the answer stands, and the log's publisher sends it
       this.logger.warn(`rendering a committed send for its live publish: ${String(e)}`);
