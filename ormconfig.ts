@@ -9,7 +9,7 @@
  */
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
-import { acceptSchemaColumnTypes } from './src/database/column-types';
+import { acceptSchemaColumnTypes } from './src/infra/database/column-types';
 import { ENTITIES } from './src/database/entities';
 import { MIGRATIONS } from './src/database/migrations';
 

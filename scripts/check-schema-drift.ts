@@ -33,7 +33,7 @@ import {
   TableUnique,
 } from 'typeorm';
 import { openDatabase, runMigrations, type DatabaseHandle } from '../src/infra/database/data-source.factory';
-import { functionDrift, loadFunctionFiles } from '../src/infra/database/schema-functions';
+import { functionDrift, loadFunctionFiles } from '../src/database/schema-functions';
 
 /** Tables that are TypeORM's own or the function step's (schema-functions.ts), not the schema's. */
 const TYPEORM_TABLES = new Set(['migrations', 'typeorm_metadata', 'schema_functions']);

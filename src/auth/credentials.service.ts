@@ -8,7 +8,7 @@ import type { BackendPrincipal, Principal, UserPrincipal } from '../common/auth/
 import { AppError } from '../common/errors/app-error';
 import { uuidv7Millis } from '../common/ids';
 import { checkTimeClaims, hs256SignatureOk, parseJwt } from './hs256';
-import { EXTERNAL_ID_PATTERN } from '../users/dto/user.dto';
+import { EXTERNAL_ID_PATTERN } from '../common/external-id';
 import { UserIdCache } from './user-id.cache';
 import { WorkspaceKeyCache } from './workspace-key.cache';
 

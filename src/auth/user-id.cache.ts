@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Batcher } from '../common/batcher';
 import { prepared } from '../infra/database/prepared';
-import { TtlLru } from '../workspaces/ttl-lru';
+import { TtlLru } from '../common/ttl-lru';
 import { WorkspaceChanges } from '../workspaces/workspace-changes';
 
 export const USER_ID_CACHE_MAX = 100_000;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { createHash, KeyObject, timingSafeEqual } from 'crypto';
 import { SecretBox } from '../common/crypto';
-import { TtlLru } from '../workspaces/ttl-lru';
+import { TtlLru } from '../common/ttl-lru';
 import { WorkspaceChanges } from '../workspaces/workspace-changes';
 import { KeyRow, WorkspacesRepository } from '../workspaces/workspaces.repository';
 import { hmacKey } from './hs256';

@@ -8,7 +8,7 @@ import {
   Unique,
   type Relation,
 } from 'typeorm';
-import { XID8 } from '../database/column-types';
+import { XID8 } from '../infra/database/column-types';
 import { Workspace } from '../workspaces/workspace.entity';
 
 /**

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { XID8 } from '../database/column-types';
+import { XID8 } from '../infra/database/column-types';
 
 /**
  * `event_relay_cursors`: per relay of the event log ('webhooks', 'push', 'realtime', 'search'), the last

@@ -1,6 +1,6 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
 import { AppError } from '../common/errors/app-error';
-import { EXTERNAL_ID_PATTERN, EXTERNAL_ID_RULE } from './dto/user.dto';
+import { EXTERNAL_ID_PATTERN, EXTERNAL_ID_RULE } from '../common/external-id';
 
 /** Validates an external id taken from the path. */
 @Injectable()

@@ -1,5 +1,5 @@
 import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
-import { PG_SNAPSHOT } from '../database/column-types';
+import { PG_SNAPSHOT } from '../infra/database/column-types';
 import { Workspace } from '../workspaces/workspace.entity';
 import type { SigningMode } from './webhook-events';
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AppError } from '../common/errors/app-error';
-import { TtlLru } from './ttl-lru';
+import { TtlLru } from '../common/ttl-lru';
 import { WorkspaceChanges } from './workspace-changes';
 import { effectiveSettings, WorkspaceSettings } from './workspace-settings';
 import { WorkspacesRepository } from './workspaces.repository';

@@ -3,7 +3,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { DatabaseHandle, openDatabase, runMigrations } from '../../src/infra/database/data-source.factory';
-import { functionDrift, functionsDir, loadFunctionFiles } from '../../src/infra/database/schema-functions';
+import { functionDrift, functionsDir, loadFunctionFiles } from '../../src/database/schema-functions';
 import { cloneDatabase, isIntegration } from '../support/databases';
 
 /**

@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { createHash, randomBytes } from 'crypto';
 import { openDatabase, runMigrations } from '../../src/infra/database/data-source.factory';
 import { MIGRATIONS } from '../../src/database/migrations';
-import { loadFunctionFiles } from '../../src/infra/database/schema-functions';
+import { loadFunctionFiles } from '../../src/database/schema-functions';
 
 export const ADMIN_DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -12,7 +12,7 @@ import {
 } from 'class-validator';
 import { ListQueryDto } from '../../common/http/list-query.dto';
 import { PageDto } from '../../common/http/page.dto';
-import { EXTERNAL_ID_PATTERN, EXTERNAL_ID_RULE } from '../../users/dto/user.dto';
+import { EXTERNAL_ID_PATTERN, EXTERNAL_ID_RULE } from '../../common/external-id';
 
 /** Ten years: "for a while" in any app; leave `duration_seconds` out for a ban until lifted. */
 export const MAX_BAN_SECONDS = 10 * 365 * 86400;

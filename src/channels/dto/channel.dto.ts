@@ -15,7 +15,7 @@ import { Type } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
 import { IsMetadata } from '../../common/http/metadata';
 import { IsOptionalNotNull } from '../../common/http/optional';
-import { EXTERNAL_ID_PATTERN, EXTERNAL_ID_RULE } from '../../users/dto/user.dto';
+import { EXTERNAL_ID_PATTERN, EXTERNAL_ID_RULE } from '../../common/external-id';
 
 export const MAX_SLOW_MODE_SECONDS = 3600;
 

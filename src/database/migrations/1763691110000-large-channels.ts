@@ -1,5 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { loadFunctionFiles } from '../../infra/database/schema-functions';
+import { loadFunctionFiles } from '../schema-functions';
 
 /**
  * Large channels (CONTRACT §29): `channels.member_count`, kept by a statement-level trigger on

@@ -3,7 +3,7 @@ import { ListQueryDto } from '../../common/http/list-query.dto';
 import { IsOptionalNotNull } from '../../common/http/optional';
 import { MAX_BAN_SECONDS } from '../../bans/dto/ban.dto';
 import { REVIEW_ACTIONS, type ReviewAction } from '../../moderation/moderation-audit.repository';
-import { EXTERNAL_ID_PATTERN, EXTERNAL_ID_RULE } from '../../users/dto/user.dto';
+import { EXTERNAL_ID_PATTERN, EXTERNAL_ID_RULE } from '../../common/external-id';
 
 /** POST /v1/messages/:id/flag and /v1/users/:external_id/flag. */
 export class CreateFlagDto {

@@ -3,10 +3,10 @@ import { join, resolve } from 'path';
 import { types } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../database/migrations';
-import { acceptSchemaColumnTypes } from '../../database/column-types';
+import { acceptSchemaColumnTypes } from './column-types';
 import { ENTITIES } from '../../database/entities';
 import { lockDataDir } from './data-dir-lock';
-import { applySchemaFunctions, loadFunctionFiles } from './schema-functions';
+import { applySchemaFunctions, loadFunctionFiles } from '../../database/schema-functions';
 
 // COUNT(*) and bigint sequence numbers come back as strings by default; every bigint here is
 // far below 2^53 (per-channel seq, counters), so numbers are the honest type.

@@ -10,7 +10,7 @@ import {
 } from 'class-validator';
 import { IsMetadata } from '../../common/http/metadata';
 import { IsOptionalNotNull } from '../../common/http/optional';
-import { EXTERNAL_ID_PATTERN, EXTERNAL_ID_RULE } from '../../users/dto/user.dto';
+import { EXTERNAL_ID_PATTERN, EXTERNAL_ID_RULE } from '../../common/external-id';
 
 export const MAX_MENTIONS = 50;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 128;

@@ -17,9 +17,8 @@ import {
 } from 'class-validator';
 import { IsOptionalNotNull } from '../../common/http/optional';
 import { IsMetadata } from '../../common/http/metadata';
+import { EXTERNAL_ID_PATTERN, EXTERNAL_ID_RULE } from '../../common/external-id';
 
-export const EXTERNAL_ID_PATTERN = /^[^\s/\\?#%]{1,128}$/u;
-export const EXTERNAL_ID_RULE = 'must be 1-128 characters without spaces, slashes, ?, # or %';
 export class UpsertUserDto {
   @IsOptional() @IsString() @MaxLength(200) name?: string;
 

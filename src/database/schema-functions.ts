@@ -28,10 +28,7 @@ export interface SchemaFunctionFile {
  * ts-node and jest, or from a dist/ compiled without the assets.
  */
 export function functionsDir(): string {
-  const candidates = [
-    join(__dirname, '..', '..', 'database', 'functions'),
-    join(__dirname, '..', '..', '..', 'src', 'database', 'functions'),
-  ];
+  const candidates = [join(__dirname, 'functions'), join(__dirname, '..', '..', 'src', 'database', 'functions')];
   const found = candidates.find((d) => existsSync(d) && readdirSync(d).some((f) => f.endsWith('.sql')));
   if (!found) throw new Error(`no SQL function files in ${candidates.join(' or ')}`);
   return found;
