@@ -8,7 +8,7 @@ import { isUuid } from '../common/ids';
 import { decodeIdCursor, pageOf } from '../common/pagination';
 import { iso, isoNotNull } from '../common/time';
 import { EventLogService } from '../events/event-log.service';
-import type { BanPayload } from '../events/event-types';
+import type { BanPayload } from '../contract/events';
 import { UsersRepository } from '../users/users.repository';
 import { BanDto, BanListDto, BanListQueryDto, BanViewDto, ChannelBanDto } from './dto/ban.dto';
 import { BanRow, BansRepository, NewBan } from './bans.repository';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import type { ChannelStatePayload } from '../events/event-types';
+import type { ChannelStatePayload } from '../contract/events';
 import { rows } from '../infra/database/sql';
 import { HIDDEN_NOW, MUTED_UNTIL_SHOWN } from './channel-state.sql';
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { WorkspaceSettingsCache } from '../workspaces/workspace-settings.cache';
 import { isLarge, WorkspaceSettings } from '../workspaces/workspace-settings';
 import { EntityManager } from 'typeorm';
-import type { ChannelPayload } from '../events/event-types';
+import type { ChannelPayload } from '../contract/events';
 import { isoNotNull } from '../common/time';
 import { exactTime } from '../infra/database/sql';
 import { ChannelMembersRepository, MemberRow } from './channel-members.repository';

@@ -6,7 +6,7 @@ import { AppError } from '../common/errors/app-error';
 import { newId } from '../common/ids';
 import { decodeCursor, decodeTimeIdCursor, pageOf } from '../common/pagination';
 import { isoNotNull } from '../common/time';
-import type { ChannelPayload } from '../events/event-types';
+import type { ChannelPayload } from '../contract/events';
 import { UsersRepository, UserRow } from '../users/users.repository';
 import { ChannelAccess } from './channel-access.service';
 import { ChannelMembersRepository, MemberRole } from './channel-members.repository';

@@ -4,7 +4,8 @@ import { newId } from '../common/ids';
 import { rows } from '../infra/database/sql';
 import { HAS_EVENTS } from './event-notifier';
 import { isChannelOrdered } from './channel-order';
-import { DomainEventType, NewEvent, StoredEvent } from './event-types';
+import { NewEvent, StoredEvent } from './event-types';
+import type { DomainEventType } from '../contract/events';
 
 /** A workspace event: no channel, no seq (user.created, message.moderated, …). */
 export type WorkspaceEvent<T extends DomainEventType = DomainEventType> = Omit<NewEvent<T>, 'channelId'>;

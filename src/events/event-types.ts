@@ -1,199 +1,9 @@
-import type { MessageView } from '../messages/message-view.service';
+import type { DomainEventMap, DomainEventType } from '../contract/events';
 
 /**
- * The event log's typed map: every domain event type and the payload stored with it. Webhooks send
- * these payloads as `data`; realtime and sync derive their envelopes from them.
+ * The event log's records: a domain event to write (NewEvent) and one as stored (StoredEvent). What each
+ * event's payload is, by name, is the event contract (src/contract/events.ts).
  */
-export interface UserPayload {
-  id: string;
-  external_id: string;
-  name: string | null;
-  avatar_url: string | null;
-  metadata: Record<string, unknown>;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface UserRef {
-  id: string;
-  external_id: string;
-  name: string | null;
-}
-
-export interface MentionRef {
-  user_id: string;
-  external_id: string;
-  name: string | null;
-}
-
-/** A thread root's counters (CONTRACT §15), as every root carries them. */
-export interface ThreadCounters {
-  reply_count: number;
-  last_reply_at: string | null;
-  thread_participants: UserRef[];
-}
-
-/** CONTRACT §19's `user.banned` / `user.unbanned` data. */
-export interface BanPayload {
-  user: UserRef;
-  channel_id: string | null;
-  reason: string | null;
-  expires_at: string | null;
-  shadow: boolean;
-}
-
-export interface QuotedMessagePayload {
-  id: string;
-  user_id: string | null;
-  user_name: string | null;
-  content: string;
-  type: string;
-  deleted: boolean;
-}
-
-/** The channel object of CONTRACT §6. */
-export interface ChannelPayload {
-  id: string;
-  type: 'direct' | 'group';
-  external_id: string;
-  name: string | null;
-  avatar_url: string | null;
-  member_count: number;
-  /** CONTRACT §29: more members than the workspace's large_channel_threshold. */
-  large: boolean;
-  created_by: string | null;
-  created_at: string;
-  updated_at: string;
-  /** CONTRACT §17. */
-  frozen: boolean;
-  slow_mode_seconds: number;
-  metadata: Record<string, unknown>;
-  members: { external_id: string; role: 'admin' | 'member' | null; joined_at: string }[];
-}
-
-export interface MemberChangePayload {
-  channel_id: string;
-  channel_external_id: string;
-  user_id: string;
-  external_id: string;
-}
-
-/**
- * CONTRACT §16: `message.pinned` / `message.unpinned` carry the message as it was rendered in the
- * transaction that pinned or unpinned it, without a viewer (`reacted_by_me` false).
- */
-export interface PinPayload {
-  message: MessageView;
-}
-
-export interface ReactionPayload {
-  reaction: { message_id: string; channel_id: string; channel_external_id: string; user_id: string; emoji: string };
-}
-
-/** A user's own state of a channel (CONTRACT §18), as `channel.state_changed` carries it. */
-export interface ChannelStatePayload {
-  channel_id: string;
-  /** "forever", a time while the mute lasts, or null */
-  muted_until: string | null;
-  hidden: boolean;
-  archived: boolean;
-}
-
-/**
- * CONTRACT §19: a report of a message (`message.flagged`) or a user (`user.flagged`). A workspace event
- * for webhooks only. `user_id` is the flagged user, or the message's author (null once the author was
- * deleted); `by_user` is null for automatic moderation's flags.
- */
-export interface FlagPayload {
-  flag_id: string;
-  target_type: 'message' | 'user';
-  message_id?: string;
-  user_id: string | null;
-  by_user: UserRef | null;
-  reason: string | null;
-}
-
-/** Event types and payloads as SPEC.md's webhook table gives them (plus the realtime-only ones). */
-export interface DomainEventMap {
-  'user.created': { user: UserPayload };
-  'channel.created': { channel: ChannelPayload };
-  'channel.updated': { channel: ChannelPayload };
-  'channel.deleted': { channel: ChannelPayload };
-  'member.joined': MemberChangePayload;
-  'member.left': MemberChangePayload;
-  'member.role_changed': MemberChangePayload & { role: 'admin' | 'member' };
-  'channel.read': { channel_id: string; channel_external_id: string; user_id: string; external_id: string; last_read_at: string };
-  'message.created': {
-    message: {
-      id: string;
-      channel_id: string;
-      channel_external_id: string;
-      user: UserRef | null;
-      content: string;
-      type: string;
-      attachment_url: string | null;
-      created_at: string;
-      /** CONTRACT §17: the message's custom data ({} when none). */
-      metadata: Record<string, unknown>;
-      parent_id?: string;
-      quoted_message?: QuotedMessagePayload;
-      mentions?: MentionRef[];
-      /** On thread replies (CONTRACT §15) only. */
-      thread_id?: string;
-      show_in_channel?: boolean;
-      /** CONTRACT §19: the author is shadow-banned (webhooks only; nobody else is told of the message). */
-      shadowed?: true;
-    };
-  };
-  'message.updated': {
-    message: { id: string; channel_id: string; channel_external_id: string; content: string; metadata: Record<string, unknown>; edited_at: string };
-  };
-  /**
-   * An unsend (the message stays, blanked), or with `removed: true` a message removed outright by an
-   * erasure (`DELETE /v1/users/:external_id?messages=delete`, CONTRACT §20): clients drop it.
-   */
-  'message.deleted': {
-    message: { id: string; channel_id: string; channel_external_id: string; deleted_at: string; removed?: true };
-  };
-  /**
-   * A thread root's counters changed (a reply, or an unsend of one): realtime `message.updated` and sync
-   * only, no webhook (CONTRACT §15). A reply's event is completed by chat_send_message with the counters.
-   */
-  'thread.updated': { message: ThreadCounters & { id: string; channel_id: string; channel_external_id: string } };
-  'message.pinned': PinPayload;
-  'message.unpinned': PinPayload;
-  'message.reaction.added': ReactionPayload;
-  'message.reaction.removed': ReactionPayload;
-  'message.mentioned': {
-    message_id: string;
-    channel_id: string;
-    channel_external_id: string;
-    by_user: UserRef | null;
-    mentions: MentionRef[];
-  };
-  /**
-   * Realtime and sync only: a workspace event (no channel, no seq) whose audience is the one user whose
-   * state it is, so it reaches that user's own sockets and /v1/me/sync and nobody else.
-   */
-  'channel.state_changed': ChannelStatePayload;
-  /** CONTRACT §19: a ban was set (or replaced) or lifted; `channel_id` for a channel ban. Webhooks only. */
-  'user.banned': BanPayload;
-  'user.unbanned': BanPayload;
-  'message.moderated': {
-    channel_id: string;
-    channel_external_id: string;
-    user_id: string;
-    message_id?: string;
-    rule: string;
-    action: string;
-    excerpt: string;
-  };
-  'message.flagged': FlagPayload;
-  'user.flagged': FlagPayload;
-}
-
-export type DomainEventType = keyof DomainEventMap;
-
 export interface NewEvent<T extends DomainEventType = DomainEventType> {
   workspaceId: string;
   type: T;
@@ -204,15 +14,29 @@ export interface NewEvent<T extends DomainEventType = DomainEventType> {
   audience?: string[];
 }
 
-export interface StoredEvent {
+interface StoredEventRecord {
   id: string;
   position: number;
   tx_id: string;
   workspace_id: string;
   channel_id: string | null;
   seq: number | null;
-  type: DomainEventType;
-  payload: Record<string, unknown>;
   audience: string[] | null;
   created_at: Date;
+}
+
+/** An event as the log stores it: its payload is the contract's for its type (narrowed by `type`). */
+export type StoredEvent<T extends DomainEventType = DomainEventType> = {
+  [K in T]: StoredEventRecord & { type: K; payload: DomainEventMap[K] };
+}[T];
+
+/** An event as a statement's JSON carries it: `created_at` as text. */
+export type StoredEventJson = StoredEvent extends infer E
+  ? E extends StoredEvent
+    ? Omit<E, 'created_at'> & { created_at: string }
+    : never
+  : never;
+
+export function fromJson(e: StoredEventJson): StoredEvent {
+  return { ...e, created_at: new Date(e.created_at) };
 }

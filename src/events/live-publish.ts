@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { MessageView } from '../messages/message-view.service';
+import type { MessageView } from '../contract/events';
 import { EventNotifier } from './event-notifier';
 import type { StoredEvent } from './event-types';
 import type { PublishNote } from './publish-notes';

@@ -8,7 +8,8 @@ import { isUuid, newId } from '../common/ids';
 import { EXACT_TIME_PATTERN } from '../common/keyset';
 import { decodeCursor, pageOf } from '../common/pagination';
 import { isoNotNull } from '../common/time';
-import { MessageView, MessageViews } from '../messages/message-view.service';
+import { MessageViews } from '../messages/message-view.service';
+import type { MessageView } from '../contract/events';
 import { MessagesService } from '../messages/messages.service';
 import {
   ModerationAuditRepository,

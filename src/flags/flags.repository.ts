@@ -3,7 +3,7 @@ import { EntityManager } from 'typeorm';
 import { newId } from '../common/ids';
 import { isoNotNull } from '../common/time';
 import { EventLogService } from '../events/event-log.service';
-import type { FlagPayload, UserRef } from '../events/event-types';
+import type { FlagPayload, UserRef } from '../contract/events';
 import { exactTime, rows } from '../infra/database/sql';
 import type { ReviewAction } from '../moderation/moderation-audit.repository';
 

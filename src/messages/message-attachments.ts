@@ -4,7 +4,7 @@ import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { AppError } from '../common/errors/app-error';
 import { DEFAULT_ALLOWED_ATTACHMENT_TYPES, IMAGE_TYPES, mimeTypeOfUrl } from './attachment-types';
-import type { AttachmentView } from './message-view.service';
+import type { AttachmentView } from '../contract/events';
 import { AttachmentLookup } from '../attachments/attachment-lookup';
 
 export interface ResolvedAttachment {

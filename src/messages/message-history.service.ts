@@ -6,7 +6,8 @@ import { parseRfc3339 } from '../common/rfc3339';
 import { AppError } from '../common/errors/app-error';
 import { decodeTimeIdCursor, pageOf } from '../common/pagination';
 import { HistoryQueryDto } from './dto/history-query.dto';
-import { MessageSource, MessageView, MessageViews } from './message-view.service';
+import { MessageSource, MessageViews } from './message-view.service';
+import type { MessageView } from '../contract/events';
 import { HistoryBound, MessagesRepository } from './messages.repository';
 
 export interface HistoryPage {

@@ -6,10 +6,10 @@ import { AppError, ErrorDetail } from '../common/errors/app-error';
 import { isUuid } from '../common/ids';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
-import type { MentionRef, QuotedMessagePayload } from '../events/event-types';
+import type { MentionRef, QuotedMessagePayload } from '../contract/events';
 import { SendMessageDto } from './dto/send-message.dto';
 import { MessageAttachments } from './message-attachments';
-import type { MessageType, MessageView } from './message-view.service';
+import type { MessageType, MessageView } from '../contract/events';
 import { MessagesRepository } from './messages.repository';
 
 /** A validated send, ready to persist. */

@@ -4,67 +4,18 @@ import { EntityManager } from 'typeorm';
 import { isoNotNull } from '../common/time';
 import { isoTime } from '../infra/database/sql';
 import { prepared } from '../infra/database/prepared';
-import type { MentionRef, QuotedMessagePayload, ThreadCounters, UserRef } from '../events/event-types';
-
-/** CONTRACT §9: what a presign recorded about an uploaded file. */
-export interface AttachmentView {
-  url: string;
-  mime_type: string;
-  size_bytes: number;
-  filename: string;
-}
-
-export interface MessageUserView {
-  id: string;
-  external_id: string;
-  name: string | null;
-  avatar_url: string | null;
-}
-
-export interface ReactionView {
-  emoji: string;
-  count: number;
-  reacted_by_me: boolean;
-}
-
-export type MessageType = 'text' | 'image' | 'file' | 'system';
-export type ReceiptStatus = 'sent' | 'delivered' | 'read';
-
-/** The message object of CONTRACT §7, as one viewer sees it. */
-export interface MessageView {
-  id: string;
-  channel_id: string;
-  channel_external_id: string;
-  user_id: string | null;
-  user: MessageUserView | null;
-  content: string;
-  type: MessageType;
-  attachment_url: string | null;
-  attachment: AttachmentView | null;
-  /** CONTRACT §17: custom data, {} when none (and once unsent). */
-  metadata: Record<string, unknown>;
-  parent_id?: string;
-  quoted_message?: QuotedMessagePayload;
-  mentions?: MentionRef[];
-  /** On thread replies (CONTRACT §15): the root, and whether the reply is also in the channel. */
-  thread_id?: string;
-  show_in_channel?: boolean;
-  /** On every other message (any can be a root): its thread's counters. */
-  reply_count?: number;
-  last_reply_at?: string | null;
-  thread_participants?: UserRef[];
-  reactions: ReactionView[];
-  /** CONTRACT §16: when the message was pinned; null when it is not pinned. */
-  pinned_at: string | null;
-  /** Who pinned it: null when it is not pinned, or when a backend key (or a since deleted user) pinned it. */
-  pinned_by: UserRef | null;
-  /** CONTRACT §19: sent while its author was shadow-banned; shown only to a backend key (others never see the message). */
-  shadowed?: true;
-  receipt_status: ReceiptStatus;
-  created_at: string;
-  edited_at: string | null;
-  deleted_at: string | null;
-}
+import type {
+  AttachmentView,
+  MentionRef,
+  MessageType,
+  MessageUserView,
+  MessageView,
+  QuotedMessagePayload,
+  ReactionView,
+  ReceiptStatus,
+  ThreadCounters,
+  UserRef,
+} from '../contract/events';
 
 export interface MessageViewer {
   workspaceId: string;

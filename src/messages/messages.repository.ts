@@ -1,7 +1,7 @@
 import type { Instant } from '../common/rfc3339';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import type { QuotedMessagePayload, ThreadCounters } from '../events/event-types';
+import type { QuotedMessagePayload, ThreadCounters } from '../contract/events';
 import { iso } from '../common/time';
 import { exactTime, rows } from '../infra/database/sql';
 import { QUOTE_MAX_CODE_POINTS, sourceParam, threadParticipantsJson } from './message-view.service';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { CLIENT_EVENTS, SERVER_EVENTS } from '../realtime/realtime-events';
+import { CLIENT_EVENTS, SERVER_EVENTS } from '../contract/realtime';
 
 /*
  * Label values come from the small fixed sets below, never from ids: every series of every label set

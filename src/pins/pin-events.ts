@@ -1,5 +1,5 @@
-import type { PinPayload } from '../events/event-types';
-import type { MessageView } from '../messages/message-view.service';
+import type { PinPayload } from '../contract/events';
+import type { MessageView } from '../contract/events';
 
 /**
  * The data of `message.pinned` / `message.unpinned` (realtime and webhooks): the message as rendered

@@ -7,7 +7,8 @@ import { AppError } from '../common/errors/app-error';
 import { decodeTimeIdCursor, pageOf } from '../common/pagination';
 import { ListQueryDto } from '../common/http/list-query.dto';
 import { DEFAULT_PAGE_SIZE, HistoryPage } from '../messages/message-history.service';
-import { MessageView, MessageViewer, MessageViews } from '../messages/message-view.service';
+import { MessageViewer, MessageViews } from '../messages/message-view.service';
+import type { MessageView } from '../contract/events';
 import { pinPayload } from './pin-events';
 import { PIN_LIMIT, PinCursor, PinsRepository } from './pins.repository';
 

@@ -1,7 +1,7 @@
 import { PUSH_JOB } from './push.relay';
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { DomainEventMap } from '../events/event-types';
+import type { DomainEventMap } from '../contract/events';
 import { isDeadToken, PushGateway, PushOutcome } from '../infra/push/push-gateway';
 import { DevicesRepository } from './devices.repository';
 import { JobProcessor, ProcessesJob } from '../infra/queue/job-processor';

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { ChannelWriteContext, ChannelWriteSession, ChannelWrites } from '../channels/writes';
 import type { WorkspacePrincipal } from '../common/auth/principal';
 import { AppError } from '../common/errors/app-error';
-import { MessageView, MessageViews } from '../messages/message-view.service';
+import { MessageViews } from '../messages/message-view.service';
+import type { MessageView } from '../contract/events';
 import { ReactionsRepository } from './reactions.repository';
 import { isReactionEmoji, EMOJI_RULE } from './emoji';
 

@@ -1,19 +1,59 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import type { PinPayload, StoredEvent } from '../events/event-types';
-import { MessageView, MessageViews } from '../messages/message-view.service';
+import type { StoredEvent } from '../events/event-types';
+import type { MessageView } from '../contract/events';
+import type { AnyEnvelope, Envelope, ServerEventMap, ServerEventName } from '../contract/realtime';
+import { MessageViews } from '../messages/message-view.service';
 import { isoNotNull } from '../common/time';
-import { Envelope, REALTIME_NAME } from './realtime-events';
 
 /** Events whose envelope carries the message rendered at delivery. */
 const RENDERED: ReadonlySet<string> = new Set(['message.created', 'message.pinned', 'message.unpinned']);
 
-const USER_SCOPED_ABOUT_A_CHANNEL: ReadonlySet<string> = new Set(['channel.state_changed', 'member.added', 'member.removed', 'member.role_changed']);
-
-/** The message an event is about, and its author (for block filtering). */
+/** The message an event is about (the realtime publisher leaves its author's blockers out). */
 export function messageIdOf(e: StoredEvent): string | null {
-  const p = e.payload as { message?: { id?: string }; reaction?: { message_id?: string }; message_id?: string };
-  return p.message?.id ?? p.reaction?.message_id ?? p.message_id ?? null;
+  switch (e.type) {
+    case 'message.created':
+    case 'message.updated':
+    case 'message.deleted':
+    case 'thread.updated':
+    case 'message.pinned':
+    case 'message.unpinned':
+      return e.payload.message.id;
+    case 'message.reaction.added':
+    case 'message.reaction.removed':
+      return e.payload.reaction.message_id;
+    case 'message.mentioned':
+      return e.payload.message_id;
+    case 'message.moderated':
+    case 'message.flagged':
+      return e.payload.message_id ?? null;
+    case 'user.created':
+    case 'user.banned':
+    case 'user.unbanned':
+    case 'user.flagged':
+    case 'channel.created':
+    case 'channel.updated':
+    case 'channel.deleted':
+    case 'channel.read':
+    case 'channel.state_changed':
+    case 'member.joined':
+    case 'member.left':
+    case 'member.role_changed':
+      return null;
+  }
+}
+
+/** An event's envelope: a channel event carries its channel and seq; `about` names the channel of a user-scoped one. */
+function envelope<K extends ServerEventName>(e: StoredEvent, type: K, data: ServerEventMap[K], about?: string): Envelope<K> {
+  const channelId = e.channel_id ?? about;
+  return {
+    v: 1,
+    type,
+    ...(channelId ? { channel_id: channelId } : {}),
+    ...(e.seq !== null ? { seq: Number(e.seq) } : {}),
+    data,
+    ts: isoNotNull(e.created_at),
+  };
 }
 
 /**
@@ -32,7 +72,7 @@ export class EnvelopeBuilder {
   ) {}
 
   /** One envelope per event (null where the event has no realtime form), events of one workspace. */
-  async build(events: StoredEvent[], viewerId: string | null, m: EntityManager = this.db.manager): Promise<(Envelope | null)[]> {
+  async build(events: StoredEvent[], viewerId: string | null, m: EntityManager = this.db.manager): Promise<(AnyEnvelope | null)[]> {
     const ids = events.filter((e) => RENDERED.has(e.type)).map((e) => messageIdOf(e)!);
     const rendered = ids.length ? await this.messages(events[0]!.workspace_id, ids, viewerId, m) : new Map<string, MessageView>();
     return events.map((e) => this.one(e, rendered));
@@ -44,64 +84,55 @@ export class EnvelopeBuilder {
     return new Map(views.map(({ shadowed: _, ...v }) => [v.id, v]));
   }
 
-  one(e: StoredEvent, rendered: Map<string, MessageView>): Envelope | null {
-    const type = REALTIME_NAME[e.type];
-    if (!type) return null;
-    const p = e.payload;
-    let data: unknown;
-    switch (type) {
-      case 'message.new': {
-        const view = rendered.get(messageIdOf(e)!);
-        if (!view) return null; // the channel (and so the message) is gone
-        data = view;
-        break;
+  one(e: StoredEvent, rendered: Map<string, MessageView>): AnyEnvelope | null {
+    switch (e.type) {
+      case 'message.created': {
+        const view = rendered.get(e.payload.message.id);
+        return view ? envelope(e, 'message.new', view) : null; // null: the channel (and so the message) is gone
       }
-      case 'message.updated': // an edit, or (from thread.updated) a root's counters
+      case 'message.updated':
+      case 'thread.updated': // a root's counters
+        return envelope(e, 'message.updated', e.payload.message);
       case 'message.deleted':
-        data = p.message;
-        break;
+        return envelope(e, 'message.deleted', e.payload.message);
       case 'message.pinned':
       case 'message.unpinned': {
-        const { message } = p as unknown as PinPayload;
+        const { message } = e.payload;
         const view = rendered.get(message.id);
         if (!view) return null;
-        data = { message: { ...view, pinned_at: message.pinned_at, pinned_by: message.pinned_by } };
-        break;
+        return envelope(e, e.type, { message: { ...view, pinned_at: message.pinned_at, pinned_by: message.pinned_by } });
       }
-      case 'reaction.add':
-      case 'reaction.remove':
-        data = p.reaction;
-        break;
+      case 'message.reaction.added':
+        return envelope(e, 'reaction.add', e.payload.reaction);
+      case 'message.reaction.removed':
+        return envelope(e, 'reaction.remove', e.payload.reaction);
       case 'channel.read': {
-        const { user_id, external_id, last_read_at } = p as { user_id: string; external_id: string; last_read_at: string };
-        data = { channel_id: e.channel_id, user_id, external_id, last_read_at };
-        break;
+        const { user_id, external_id, last_read_at } = e.payload;
+        return envelope(e, 'channel.read', { channel_id: e.channel_id ?? e.payload.channel_id, user_id, external_id, last_read_at });
       }
       case 'channel.created':
       case 'channel.updated':
       case 'channel.deleted':
-      case 'member.added':
-      case 'member.removed':
-      case 'member.role_changed':
+        return envelope(e, e.type, e.payload);
       case 'message.mentioned':
+        return envelope(e, 'message.mentioned', e.payload);
+      // user-scoped events about a channel name it like notification.mention does (no seq): a user's
+      // channel state, and a large channel's member events (CONTRACT §29)
+      case 'member.joined':
+        return envelope(e, 'member.added', e.payload, e.payload.channel_id);
+      case 'member.left':
+        return envelope(e, 'member.removed', e.payload, e.payload.channel_id);
+      case 'member.role_changed':
+        return envelope(e, 'member.role_changed', e.payload, e.payload.channel_id);
       case 'channel.state_changed':
-      case 'notification.mention':
-      case 'presence.changed':
-      case 'presence.batch':
-      case 'typing.start':
-      case 'typing.stop':
-        data = p;
+        return envelope(e, 'channel.state_changed', e.payload, e.payload.channel_id);
+      case 'user.created': // webhook-only events have no realtime form
+      case 'user.banned':
+      case 'user.unbanned':
+      case 'user.flagged':
+      case 'message.flagged':
+      case 'message.moderated':
+        return null;
     }
-    // a user-scoped event about a channel names it like notification.mention does (no seq): a user's
-    // channel state, and a large channel's member events (CONTRACT §29)
-    const channelId = e.channel_id ?? (USER_SCOPED_ABOUT_A_CHANNEL.has(type) ? (p as { channel_id?: string }).channel_id : undefined);
-    return {
-      v: 1,
-      type,
-      ...(channelId ? { channel_id: channelId } : {}),
-      ...(e.seq !== null ? { seq: Number(e.seq) } : {}),
-      data,
-      ts: isoNotNull(e.created_at),
-    };
   }
 }

@@ -4,7 +4,8 @@ import { rows } from '../infra/database/sql';
 import { RedisService } from '../infra/redis/redis.module';
 import { largeChannelSql } from '../workspaces/workspace-settings';
 import { PresenceStore } from './presence.store';
-import { AppServer, AppSocket, channelRoom, PresenceBatch, presenceBatchRoom, PresenceChange, PresenceMode, PresenceNews, presenceRoom, presenceSubRoom, SocketData, userRoom } from './realtime-events';
+import { AppServer, AppSocket, channelRoom, presenceBatchRoom, PresenceNews, presenceRoom, presenceSubRoom, SocketData, userRoom } from './realtime-events';
+import type { PresenceBatch, PresenceChange, PresenceMode } from '../contract/realtime';
 
 /** Presence changes are gathered for this long and then announced together. */
 export const PRESENCE_TICK_MS = 200;

@@ -4,14 +4,15 @@ import { encodeLogCursor, EVENT_COLUMNS, EventLogReader, LogCursor } from '../ev
 import { LiveMessage, LivePublish, ROOM_MOVE_GRACE_MS } from '../events/live-publish';
 import { PublishLedger } from '../events/publish-notes';
 import { LogTail, LogTailPart, PartResult, PassInfo, PassStatement } from '../events/log-tail';
-import type { BanPayload, StoredEvent } from '../events/event-types';
+import { fromJson, type StoredEvent, type StoredEventJson } from '../events/event-types';
 import { SavedCursor } from '../events/saved-cursor';
 import { LeaderLease, Leadership } from '../infra/database/leadership';
 import { RedisService } from '../infra/redis/redis.module';
 import { Metrics } from '../ops/metrics';
-import type { MessageView } from '../messages/message-view.service';
+import type { MessageView } from '../contract/events';
+import type { AnyEnvelope } from '../contract/realtime';
 import { messageIdOf, EnvelopeBuilder } from './envelopes';
-import { channelRoom, Envelope, isUserScoped, ServerEventName, userRoom } from './realtime-events';
+import { channelRoom, isUserScoped, send, userRoom } from './realtime-events';
 import { RealtimeGateway } from './realtime.gateway';
 
 const BATCH = 500;
@@ -59,7 +60,7 @@ const MESSAGE_ID_SQL = `SELECT CASE WHEN x.m ~ '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[
    FROM (SELECT COALESCE(e.payload->'message'->>'id', e.payload->'reaction'->>'message_id', e.payload->>'message_id') AS m FROM rt_ev e) x`;
 
 interface RealtimeOutput {
-  events: (Omit<StoredEvent, 'created_at'> & { created_at: string })[];
+  events: StoredEventJson[];
   /** message id → users who block its author */
   blockers: { message_id: string; blocker_id: string }[];
   /** The shadowed messages of the batch (CONTRACT §19) and their authors: only the author hears of them. */
@@ -266,7 +267,7 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
 
   async apply(output: unknown, pass: PassInfo): Promise<PartResult> {
     const out = output as RealtimeOutput;
-    const events: StoredEvent[] = out.events.map((e) => ({ ...e, created_at: new Date(e.created_at) }));
+    const events = out.events.map(fromJson);
     this.metrics.followerAt('realtime', events[0], pass.head);
     this.cursor.passed();
     if (!this.readAt || (!events.length && !this.waiting.length)) return { events: events.length, more: false };
@@ -367,18 +368,20 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
    * CONTRACT §19: a workspace-wide ban (not a shadow ban) closes the user's sockets on every instance
    * (through the adapter); reconnecting is refused at the handshake while the ban lasts.
    */
-  private banned(e: StoredEvent): void {
-    const p = e.payload as unknown as BanPayload;
+  private banned(e: StoredEvent<'user.banned'>): void {
+    const p = e.payload;
     if (p.channel_id === null && !p.shadow) this.gateway.server.in(userRoom(p.user.id)).disconnectSockets(true);
   }
 
-  private emit(e: StoredEvent, env: Envelope | undefined, audience: Audience, rendered?: Map<string, MessageView>): void {
+  private emit(e: StoredEvent, env: AnyEnvelope | undefined, audience: Audience, rendered?: Map<string, MessageView>): void {
     const io = this.gateway.server;
     if (!e.channel_id) {
       // a large channel's member event (CONTRACT §29) is addressed to the member and the admins, with
       // no seq: the member's sockets still move in or out of the channel's room around it
-      const member = e.payload as { channel_id?: string; user_id?: string };
-      const moved = member.channel_id && member.user_id ? { room: channelRoom(member.channel_id), user: userRoom(member.user_id) } : null;
+      const moved =
+        e.type === 'member.joined' || e.type === 'member.left'
+          ? { room: channelRoom(e.payload.channel_id), user: userRoom(e.payload.user_id) }
+          : null;
       if (moved && e.type === 'member.joined') {
         io.local.in(moved.user).socketsJoin(moved.room);
         io.in(moved.user).socketsJoin(moved.room);
@@ -387,7 +390,7 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
       // user-scoped: only the audience's own sockets, on every instance (through the adapter); never
       // an empty room list, which would be every socket
       const rooms = (e.audience ?? []).map(userRoom);
-      if (env && rooms.length) (io.to(rooms).emit as (n: ServerEventName, e: Envelope) => boolean)(env.type as ServerEventName, env);
+      if (env && rooms.length) send(io.to(rooms), env);
       if (moved && e.type === 'member.left') {
         io.in(moved.user).socketsLeave(moved.room);
         this.moves.left(moved.room, moved.user);
@@ -395,7 +398,6 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
       return;
     }
     const room = channelRoom(e.channel_id);
-    const p = e.payload as { user_id?: string; mentions?: { user_id: string }[] };
     // room moves first, so the event itself already reaches (or no longer reaches) the member
     const joining = e.type === 'channel.created' || e.type === 'member.joined' ? (e.audience ?? []).map(userRoom) : [];
     for (const user of joining) {
@@ -405,37 +407,33 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
       io.in(user).socketsJoin(room);
       this.moves.joined(room, user);
     }
+    const leaving = e.type === 'member.left' ? userRoom(e.payload.user_id) : null;
     if (env) {
       this.metrics.publishLag.observe((Date.now() - e.created_at.getTime()) / 1000);
       const { only, except } = audience;
       if (only) {
-        if (only.length) (io.to(only).emit as (n: ServerEventName, e: Envelope) => boolean)(env.type as ServerEventName, env);
+        if (only.length) send(io.to(only), env);
       } else {
         // with the rooms of the members who joined lately (the same sockets once their join has landed)
         // and without those who left (RoomMoves)
         const moved = this.moves.of(room);
         const rooms = moved?.joined.size ? [room, ...moved.joined] : room;
         const left = moved?.left.size ? [...except, ...moved.left] : except;
-        const target = left.length ? io.to(rooms).except(left) : io.to(rooms);
-        (target.emit as (n: ServerEventName, e: Envelope) => boolean)(env.type as ServerEventName, env);
-        if (e.type === 'member.left' && p.user_id) {
-          (io.to(userRoom(p.user_id)).except(room).emit as (n: ServerEventName, e: Envelope) => boolean)(env.type as ServerEventName, env);
-        }
-        if (e.type === 'message.mentioned' && p.mentions?.length) {
-          void this.notifyMentions(e, except, rendered);
-        }
+        send(left.length ? io.to(rooms).except(left) : io.to(rooms), env);
+        if (leaving) send(io.to(leaving).except(room), env);
+        if (e.type === 'message.mentioned' && e.payload.mentions.length) void this.notifyMentions(e, except, rendered);
       }
     }
-    if (e.type === 'member.left' && p.user_id) {
-      io.in(userRoom(p.user_id)).socketsLeave(room);
-      this.moves.left(room, userRoom(p.user_id));
+    if (leaving) {
+      io.in(leaving).socketsLeave(room);
+      this.moves.left(room, leaving);
     }
     if (e.type === 'channel.deleted') io.in(room).socketsLeave(room);
   }
 
   /** notification.mention goes to each mentioned user's own room, with the message. */
-  private async notifyMentions(e: StoredEvent, blockerRooms: string[], rendered?: Map<string, MessageView>): Promise<void> {
-    const p = e.payload as { message_id: string; mentions: { user_id: string }[] };
+  private async notifyMentions(e: StoredEvent<'message.mentioned'>, blockerRooms: string[], rendered?: Map<string, MessageView>): Promise<void> {
+    const p = e.payload;
     const message = (rendered ?? (await this.envelopes.messages(e.workspace_id, [p.message_id], null))).get(p.message_id);
     if (!message) return;
     const rooms = p.mentions.map((x) => userRoom(x.user_id)).filter((r) => !blockerRooms.includes(r));

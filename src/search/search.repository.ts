@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { exactTime } from '../infra/database/sql';
-import type { MessageType } from '../messages/message-view.service';
+import type { MessageType } from '../contract/events';
 import type { Instant } from '../common/rfc3339';
 import type { SearchToken } from './search-tsquery';
 import { shadowedFrom } from '../messages/visibility';

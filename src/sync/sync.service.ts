@@ -8,7 +8,7 @@ import type { AppConfig } from '../config/config.schema';
 import { EVENT_COLUMNS, LogCursor, SETTLED_BOUND, settled } from '../events/event-log.reader';
 import type { StoredEvent } from '../events/event-types';
 import { EnvelopeBuilder } from '../realtime/envelopes';
-import type { Envelope } from '../realtime/realtime-events';
+import type { AnyEnvelope } from '../contract/realtime';
 import { hiddenFrom } from '../messages/visibility';
 
 export interface SyncEvent {
@@ -45,7 +45,7 @@ function decodeSyncCursor(s: string): { cursor: LogCursor; issuedAt: number } {
 const HELD_RETRIES = 20;
 const HELD_WAIT_MS = 25;
 
-const toSync = (env: Envelope): SyncEvent => ({
+const toSync = (env: AnyEnvelope): SyncEvent => ({
   ...(env.seq !== undefined ? { seq: env.seq } : {}),
   type: env.type,
   ...(env.channel_id ? { channel_id: env.channel_id } : {}),
@@ -79,7 +79,7 @@ export class SyncService {
     const has_more = rows.length > limit;
     const page = rows.slice(0, limit);
     const envs = await this.envelopes.build(page, viewer);
-    return { events: envs.filter((e): e is Envelope => !!e).map(toSync), has_more };
+    return { events: envs.filter((e): e is AnyEnvelope => !!e).map(toSync), has_more };
   }
 
   async sync(p: UserPrincipal, since: string | undefined, limit: number) {
@@ -106,7 +106,7 @@ export class SyncService {
       const last = page[page.length - 1];
       const next: LogCursor = has_more && last ? { txId: last.tx_id, position: last.position } : this.max(head, cursor);
       const envs = await this.envelopes.build(page, p.userId, m);
-      return { events: envs.filter((e): e is Envelope => !!e).map(toSync), next_cursor: encodeSyncCursor(next), has_more, gap: false };
+      return { events: envs.filter((e): e is AnyEnvelope => !!e).map(toSync), next_cursor: encodeSyncCursor(next), has_more, gap: false };
     });
   }
 

@@ -1,5 +1,5 @@
 import { isoNotNull } from '../common/time';
-import type { UserPayload } from '../events/event-types';
+import type { UserPayload } from '../contract/events';
 import type { UserDto } from './dto/user.dto';
 import type { UserRow } from './users.repository';
 

@@ -11,9 +11,11 @@ import { join } from 'path';
 
 const ROOT = join(__dirname, '..', '..');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { generate, exportDocument } = require('../../packages/client/scripts/generate-types.js') as {
+const { generate, exportDocument, contractFiles, contractTarget } = require('../../packages/client/scripts/generate-types.js') as {
   generate: (file: string) => string;
   exportDocument: () => { file: string; cleanup: () => void };
+  contractFiles: () => Map<string, string>;
+  contractTarget: string;
 };
 const COMMITTED = join(ROOT, 'packages', 'client', 'src', 'generated', 'types.gen.ts');
 
@@ -53,5 +55,11 @@ describe('@chat-service/client: the generated REST types', () => {
     expect(
       fresh === committed ? '' : `differs at ${at}: …${fresh.slice(Math.max(0, at - 300), at + 300)}…`,
     ).toBe('');
+  });
+
+  it('include the service’s event contract as it is (src/contract/ copied into src/generated/contract/)', () => {
+    const expected = contractFiles();
+    expect(readdirSync(contractTarget).sort()).toEqual([...expected.keys()].sort());
+    for (const [name, text] of expected) expect(readFileSync(join(contractTarget, name), 'utf8')).toBe(text);
   });
 });

@@ -1,15 +1,51 @@
 // Writes src/generated/types.gen.ts: the REST types, generated from the OpenAPI document the built
 // service serves at /docs-json (scripts/export-openapi.js at the repository root), by @hey-api/openapi-ts
-// (types only: the client's run time needs no generated code). The file is committed so a fresh clone
+// (types only: the client's run time needs no generated code), and src/generated/contract/: the
+// service's event contract (src/contract/), which the client's realtime types import. The file is committed so a fresh clone
 // type-checks and lints before it builds; `npm run build` regenerates it, and test/client checks it is current.
 const { execFileSync } = require('child_process');
-const { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = require('fs');
+const { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } = require('fs');
 const { tmpdir } = require('os');
 const { dirname, join } = require('path');
 
 const pkg = join(__dirname, '..');
 const root = join(pkg, '..', '..');
 const target = join(pkg, 'src', 'generated', 'types.gen.ts');
+/** The service's event contract, and where the client's copy of it goes. */
+const contractSource = join(root, 'src', 'contract');
+const contractTarget = join(pkg, 'src', 'generated', 'contract');
+
+/**
+ * The client's copy of the service's event contract (src/contract/*.ts, self-contained: its files import
+ * only each other): file name → text, each headed by where it comes from.
+ */
+function contractFiles() {
+  const out = new Map();
+  for (const name of readdirSync(contractSource).filter((f) => f.endsWith('.ts')).sort()) {
+    const text = readFileSync(join(contractSource, name), 'utf8');
+    out.set(
+      name,
+      `// The service's event contract, copied from src/contract/${name} by scripts/generate-types.js: edit it there.\n${text}`,
+    );
+  }
+  return out;
+}
+
+/** Writes the contract's copy where it differs; answers the files it changed. */
+function writeContract() {
+  mkdirSync(contractTarget, { recursive: true });
+  const files = contractFiles();
+  const changed = [];
+  for (const [name, text] of files) {
+    const file = join(contractTarget, name);
+    if (!existsSync(file) || readFileSync(file, 'utf8') !== text) {
+      writeFileSync(file, text);
+      changed.push(file);
+    }
+  }
+  for (const name of readdirSync(contractTarget)) if (!files.has(name)) rmSync(join(contractTarget, name));
+  return changed;
+}
 
 /** Generates the types from an OpenAPI document (a file path) and answers the text of types.gen.ts. */
 function generate(documentPath) {
@@ -51,6 +87,7 @@ function exportDocument() {
 }
 
 function main() {
+  for (const file of writeContract()) process.stdout.write(`${file} updated\n`);
   const doc = process.argv[2] ? { file: process.argv[2], cleanup: () => undefined } : exportDocument();
   try {
     const text = generate(doc.file);
@@ -64,7 +101,7 @@ function main() {
   }
 }
 
-module.exports = { generate, exportDocument };
+module.exports = { generate, exportDocument, contractFiles, contractTarget };
 if (require.main === module) {
   try {
     main();

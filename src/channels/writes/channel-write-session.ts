@@ -2,7 +2,7 @@ import type { EntityManager } from 'typeorm';
 import { newId } from '../../common/ids';
 import { EventLogService } from '../../events/event-log.service';
 import { HAS_EVENTS, PUBLISH_NOTES } from '../../events/event-notifier';
-import type { DomainEventMap, DomainEventType } from '../../events/event-types';
+import type { DomainEventMap, DomainEventType } from '../../contract/events';
 import type { PublishNote } from '../../events/publish-notes';
 import { CHANNEL_COLUMNS, ChannelRow } from '../channels.repository';
 import { largeChannelSql } from '../../workspaces/workspace-settings';

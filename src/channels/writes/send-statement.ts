@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { AppError } from '../../common/errors/app-error';
-import type { DomainEventMap, DomainEventType, StoredEvent } from '../../events/event-types';
+import type { StoredEvent } from '../../events/event-types';
+import type { DomainEventMap, DomainEventType } from '../../contract/events';
 import type { LiveMessage } from '../../events/live-publish';
 import { prepared } from '../../infra/database/prepared';
 
@@ -31,10 +32,9 @@ export interface OutgoingMessage {
  * An event of a new message. The function sets the id and the stored instant it made into the payload's
  * `message.id` and `message.created_at` (or `message_id`): build it with PENDING_MESSAGE_ID.
  */
-export interface OutgoingEvent<T extends DomainEventType = DomainEventType> {
-  type: T;
-  payload: DomainEventMap[T];
-}
+export type OutgoingEvent<T extends DomainEventType = DomainEventType> = {
+  [K in T]: { type: K; payload: DomainEventMap[K] };
+}[T];
 
 /** Stands in for a new message's id in its events until chat_send_message sets the id it made. */
 export const PENDING_MESSAGE_ID = '00000000-0000-7000-8000-000000000000';
@@ -95,26 +95,13 @@ export function storedEvents(
   ids: string[],
 ): StoredEvent[] {
   const at = new Date(sent.created_at);
-  return events.map((e, i) => {
-    const p = e.payload as Record<string, unknown> & { message?: Record<string, unknown> };
-    const payload =
-      e.type !== 'thread.updated' && p.message
-        ? { ...p, message: { ...p.message, id: sent.id, created_at: sent.created_at } }
-        : 'message_id' in p
-          ? { ...p, message_id: sent.id }
-          : p;
-    return {
-      id: ids[i]!,
-      position: 0,
-      tx_id: '0',
-      workspace_id: where.workspaceId,
-      channel_id: where.channelId,
-      seq: sent.first_seq + i,
-      type: e.type,
-      payload,
-      audience: null,
-      created_at: at,
-    };
+  const record = { position: 0, tx_id: '0', workspace_id: where.workspaceId, channel_id: where.channelId, audience: null, created_at: at };
+  return events.map((e, i): StoredEvent => {
+    const stored = { ...record, id: ids[i]!, seq: sent.first_seq + i };
+    if (e.type === 'message.created')
+      return { ...stored, type: e.type, payload: { message: { ...e.payload.message, id: sent.id, created_at: sent.created_at } } };
+    if (e.type === 'message.mentioned') return { ...stored, type: e.type, payload: { ...e.payload, message_id: sent.id } };
+    return { ...stored, ...e };
   });
 }
 

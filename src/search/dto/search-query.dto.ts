@@ -4,7 +4,7 @@ import { IsIn, IsInt, IsOptional, IsString, Length, Max, MaxLength, Min } from '
 import { LIMIT_PROPERTY } from '../../common/http/list-query.dto';
 import { PageDto } from '../../common/http/page.dto';
 import { MessageDto } from '../../messages/dto/message.dto';
-import type { MessageType } from '../../messages/message-view.service';
+import type { MessageType } from '../../contract/events';
 
 export const MESSAGE_TYPES: MessageType[] = ['text', 'image', 'file', 'system'];
 

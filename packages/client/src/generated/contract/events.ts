@@ -1,0 +1,257 @@
+// The service's event contract, copied from src/contract/events.ts by scripts/generate-types.js: edit it there.
+/**
+ * The event contract: what the service stores in its event log and sends to the outside, by event
+ * name: the payload of each domain event (the log, webhooks' `data`, sync), and the message object
+ * as clients see it (CONTRACT §7). Self-contained (it imports nothing), so the typed client package
+ * uses these very types (packages/client/scripts/generate-types.js copies the folder into it).
+ */
+
+/** CONTRACT §9: what a presign recorded about an uploaded file. */
+export interface AttachmentView {
+  url: string;
+  mime_type: string;
+  size_bytes: number;
+  filename: string;
+}
+
+export interface MessageUserView {
+  id: string;
+  external_id: string;
+  name: string | null;
+  avatar_url: string | null;
+}
+
+export interface ReactionView {
+  emoji: string;
+  count: number;
+  reacted_by_me: boolean;
+}
+
+export type MessageType = 'text' | 'image' | 'file' | 'system';
+export type ReceiptStatus = 'sent' | 'delivered' | 'read';
+
+/** The message object of CONTRACT §7, as one viewer sees it. */
+export interface MessageView {
+  id: string;
+  channel_id: string;
+  channel_external_id: string;
+  user_id: string | null;
+  user: MessageUserView | null;
+  content: string;
+  type: MessageType;
+  attachment_url: string | null;
+  attachment: AttachmentView | null;
+  /** CONTRACT §17: custom data, {} when none (and once unsent). */
+  metadata: Record<string, unknown>;
+  parent_id?: string;
+  quoted_message?: QuotedMessagePayload;
+  mentions?: MentionRef[];
+  /** On thread replies (CONTRACT §15): the root, and whether the reply is also in the channel. */
+  thread_id?: string;
+  show_in_channel?: boolean;
+  /** On every other message (any can be a root): its thread's counters. */
+  reply_count?: number;
+  last_reply_at?: string | null;
+  thread_participants?: UserRef[];
+  reactions: ReactionView[];
+  /** CONTRACT §16: when the message was pinned; null when it is not pinned. */
+  pinned_at: string | null;
+  /** Who pinned it: null when it is not pinned, or when a backend key (or a since deleted user) pinned it. */
+  pinned_by: UserRef | null;
+  /** CONTRACT §19: sent while its author was shadow-banned; shown only to a backend key (others never see the message). */
+  shadowed?: true;
+  receipt_status: ReceiptStatus;
+  created_at: string;
+  edited_at: string | null;
+  deleted_at: string | null;
+}
+
+export interface UserPayload {
+  id: string;
+  external_id: string;
+  name: string | null;
+  avatar_url: string | null;
+  metadata: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface UserRef {
+  id: string;
+  external_id: string;
+  name: string | null;
+}
+
+export interface MentionRef {
+  user_id: string;
+  external_id: string;
+  name: string | null;
+}
+
+/** A thread root's counters (CONTRACT §15), as every root carries them. */
+export interface ThreadCounters {
+  reply_count: number;
+  last_reply_at: string | null;
+  thread_participants: UserRef[];
+}
+
+/** CONTRACT §19's `user.banned` / `user.unbanned` data. */
+export interface BanPayload {
+  user: UserRef;
+  channel_id: string | null;
+  reason: string | null;
+  expires_at: string | null;
+  shadow: boolean;
+}
+
+export interface QuotedMessagePayload {
+  id: string;
+  user_id: string | null;
+  user_name: string | null;
+  content: string;
+  type: string;
+  deleted: boolean;
+}
+
+/** The channel object of CONTRACT §6. */
+export interface ChannelPayload {
+  id: string;
+  type: 'direct' | 'group';
+  external_id: string;
+  name: string | null;
+  avatar_url: string | null;
+  member_count: number;
+  /** CONTRACT §29: more members than the workspace's large_channel_threshold. */
+  large: boolean;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+  /** CONTRACT §17. */
+  frozen: boolean;
+  slow_mode_seconds: number;
+  metadata: Record<string, unknown>;
+  members: { external_id: string; role: 'admin' | 'member' | null; joined_at: string }[];
+}
+
+export interface MemberChangePayload {
+  channel_id: string;
+  channel_external_id: string;
+  user_id: string;
+  external_id: string;
+}
+
+/**
+ * CONTRACT §16: `message.pinned` / `message.unpinned` carry the message as it was rendered in the
+ * transaction that pinned or unpinned it, without a viewer (`reacted_by_me` false).
+ */
+export interface PinPayload {
+  message: MessageView;
+}
+
+export interface ReactionPayload {
+  reaction: { message_id: string; channel_id: string; channel_external_id: string; user_id: string; emoji: string };
+}
+
+/** A user's own state of a channel (CONTRACT §18), as `channel.state_changed` carries it. */
+export interface ChannelStatePayload {
+  channel_id: string;
+  /** "forever", a time while the mute lasts, or null */
+  muted_until: string | null;
+  hidden: boolean;
+  archived: boolean;
+}
+
+/**
+ * CONTRACT §19: a report of a message (`message.flagged`) or a user (`user.flagged`). A workspace event
+ * for webhooks only. `user_id` is the flagged user, or the message's author (null once the author was
+ * deleted); `by_user` is null for automatic moderation's flags.
+ */
+export interface FlagPayload {
+  flag_id: string;
+  target_type: 'message' | 'user';
+  message_id?: string;
+  user_id: string | null;
+  by_user: UserRef | null;
+  reason: string | null;
+}
+
+/** Event types and payloads as SPEC.md's webhook table gives them (plus the realtime-only ones). */
+export interface DomainEventMap {
+  'user.created': { user: UserPayload };
+  'channel.created': { channel: ChannelPayload };
+  'channel.updated': { channel: ChannelPayload };
+  'channel.deleted': { channel: ChannelPayload };
+  'member.joined': MemberChangePayload;
+  'member.left': MemberChangePayload;
+  'member.role_changed': MemberChangePayload & { role: 'admin' | 'member' };
+  'channel.read': { channel_id: string; channel_external_id: string; user_id: string; external_id: string; last_read_at: string };
+  'message.created': {
+    message: {
+      id: string;
+      channel_id: string;
+      channel_external_id: string;
+      user: UserRef | null;
+      content: string;
+      type: string;
+      attachment_url: string | null;
+      created_at: string;
+      /** CONTRACT §17: the message's custom data ({} when none). */
+      metadata: Record<string, unknown>;
+      parent_id?: string;
+      quoted_message?: QuotedMessagePayload;
+      mentions?: MentionRef[];
+      /** On thread replies (CONTRACT §15) only. */
+      thread_id?: string;
+      show_in_channel?: boolean;
+      /** CONTRACT §19: the author is shadow-banned (webhooks only; nobody else is told of the message). */
+      shadowed?: true;
+    };
+  };
+  'message.updated': {
+    message: { id: string; channel_id: string; channel_external_id: string; content: string; metadata: Record<string, unknown>; edited_at: string };
+  };
+  /**
+   * An unsend (the message stays, blanked), or with `removed: true` a message removed outright by an
+   * erasure (`DELETE /v1/users/:external_id?messages=delete`, CONTRACT §20): clients drop it.
+   */
+  'message.deleted': {
+    message: { id: string; channel_id: string; channel_external_id: string; deleted_at: string; removed?: true };
+  };
+  /**
+   * A thread root's counters changed (a reply, or an unsend of one): realtime `message.updated` and sync
+   * only, no webhook (CONTRACT §15). A reply's event is completed by chat_send_message with the counters.
+   */
+  'thread.updated': { message: ThreadCounters & { id: string; channel_id: string; channel_external_id: string } };
+  'message.pinned': PinPayload;
+  'message.unpinned': PinPayload;
+  'message.reaction.added': ReactionPayload;
+  'message.reaction.removed': ReactionPayload;
+  'message.mentioned': {
+    message_id: string;
+    channel_id: string;
+    channel_external_id: string;
+    by_user: UserRef | null;
+    mentions: MentionRef[];
+  };
+  /**
+   * Realtime and sync only: a workspace event (no channel, no seq) whose audience is the one user whose
+   * state it is, so it reaches that user's own sockets and /v1/me/sync and nobody else.
+   */
+  'channel.state_changed': ChannelStatePayload;
+  /** CONTRACT §19: a ban was set (or replaced) or lifted; `channel_id` for a channel ban. Webhooks only. */
+  'user.banned': BanPayload;
+  'user.unbanned': BanPayload;
+  'message.moderated': {
+    channel_id: string;
+    channel_external_id: string;
+    user_id: string;
+    message_id?: string;
+    rule: string;
+    action: string;
+    excerpt: string;
+  };
+  'message.flagged': FlagPayload;
+  'user.flagged': FlagPayload;
+}
+
+export type DomainEventType = keyof DomainEventMap;
