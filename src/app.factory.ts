@@ -6,7 +6,7 @@ import { json } from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
-import { isSignedUrlPath, UPLOADS_PREFIX } from './attachments/uploads.controller';
+import { isSignedUrlPath, UPLOADS_PREFIX } from './attachments/uploads.service';
 import { sendError } from './common/errors/app-exception.filter';
 import { createValidationPipe } from './common/errors/validation';
 import { restCors } from './common/http/cors';
@@ -67,7 +67,8 @@ export async function createApp(config: AppConfig, opts: { logs?: boolean } = {}
   );
   // no enableShutdownHooks(): main.ts owns SIGTERM/SIGINT and calls app.close() once (two concurrent
   // closes ran every shutdown hook twice: "Called end on pool more than once", exit code 1)
-  setupOpenApi(app, config);
+  // a worker serves health and metrics only: no routes to document
+  if (config.SERVICE_ROLE !== 'worker') setupOpenApi(app, config);
   return app;
 }
 

@@ -30,6 +30,11 @@ import { AttachmentsModule } from './attachments/attachments.module';
 import { DevicesModule } from './push/devices.module';
 import { PushModule } from './push/push.module';
 import { SearchModule } from './search/search.module';
+import { ModerationModule } from './moderation/moderation.module';
+import { SearchIndexModule } from './search/search-index.module';
+import { SyncModule } from './sync/sync.module';
+import { AuthModule } from './auth/auth.module';
+import { WorkspacesApiModule } from './workspaces/workspaces-api.module';
 import { PinsModule } from './pins/pins.module';
 import { BansModule } from './bans/bans.module';
 import { FlagsModule } from './flags/flags.module';
@@ -39,11 +44,11 @@ import { ErasureModule } from './erasure/erasure.module';
 import { ErasuresModule } from './erasure/erasures.module';
 import { DemoModule } from './demo/demo.module';
 
-/** Composes the feature modules; SERVICE_ROLE=worker leaves out the public API. */
+/** Composes the feature modules; SERVICE_ROLE=worker leaves out every public route (health and metrics stay). */
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
-    const api: Type[] = config.SERVICE_ROLE === 'worker' ? [] : [UsersModule, ChannelsModule, MyChannelsModule, ReceiptsModule, MessagesModule, ReactionsModule, BlocksModule, MutesModule, WebhooksModule, RealtimeModule, AttachmentsModule, DevicesModule, SearchModule, PinsModule, BansModule, FlagsModule, ExportsModule, ErasuresModule];
+    const api: Type[] = config.SERVICE_ROLE === 'worker' ? [] : [WorkspacesApiModule, UsersModule, ChannelsModule, MyChannelsModule, ReceiptsModule, MessagesModule, ReactionsModule, BlocksModule, MutesModule, WebhooksModule, RealtimeModule, SyncModule, AttachmentsModule, DevicesModule, SearchModule, PinsModule, ModerationModule, BansModule, FlagsModule, ExportsModule, ErasuresModule];
     // the demo's development sign-in (SERVICE_DEMO): without it, /demo/api/session is simply not there (404)
     if (config.SERVICE_ROLE !== 'worker' && config.demoSignIn) api.push(DemoModule);
     return {
@@ -60,11 +65,13 @@ export class AppModule {
         EventsModule,
         OpsModule,
         WorkspacesModule,
+        AuthModule,
         PresenceModule,
         WebhookDeliveryModule, // relay + delivery workers (started unless SERVICE_ROLE=api)
         PushModule, // relay + FCM worker (started unless SERVICE_ROLE=api, and only with a service account)
         ExportBuildModule, // user export builds + sweeper (started unless SERVICE_ROLE=api)
         ErasureModule, // user erasure jobs (started unless SERVICE_ROLE=api)
+        SearchIndexModule, // the search indexer (started unless SERVICE_ROLE=api)
         ...api,
       ],
       providers: [

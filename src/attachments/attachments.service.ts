@@ -6,7 +6,7 @@ import { newId } from '../common/ids';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { ObjectStorage, publicUrlOf } from '../infra/storage/object-storage';
-import { DEFAULT_ALLOWED_ATTACHMENT_TYPES } from '../messages/attachment-types';
+import { DEFAULT_ALLOWED_ATTACHMENT_TYPES } from './attachment-types';
 import { AttachmentsRepository } from './attachments.repository';
 import { PresignAttachmentDto, PresignResponseDto } from './dto/presign.dto';
 import { sanitizeFilename } from './filename';

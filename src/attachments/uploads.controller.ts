@@ -15,9 +15,6 @@ import { Auth } from '../common/auth/auth.decorator';
 import { ApiErrors } from '../common/errors/api-errors';
 import { UploadsService } from './uploads.service';
 
-// app.factory.ts reads the signed-URL paths from here; UploadsService owns them
-export { isSignedUrlPath, UPLOADS_PREFIX } from './uploads.service';
-
 /** The body of the file routes: any bytes, with the type declared at presign. */
 const BINARY = { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } };
 

@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { BansModule } from '../bans/bans.module';
 import { ChannelMembershipModule } from '../channels/channel-membership.module';
 import { MessagesModule } from '../messages/messages.module';
-import { ModerationModule } from '../moderation/moderation.module';
 import { FlagQueueModule } from './flag-queue.module';
 import { FlagReviewsController } from './flag-reviews.controller';
 import { FlagReviewsService } from './flag-reviews.service';
@@ -11,7 +10,7 @@ import { FlagsService } from './flags.service';
 
 /** CONTRACT §19: flags (reports) and their review queue. */
 @Module({
-  imports: [FlagQueueModule, ChannelMembershipModule, MessagesModule, ModerationModule, BansModule],
+  imports: [FlagQueueModule, ChannelMembershipModule, MessagesModule, BansModule],
   controllers: [FlagsController, FlagReviewsController],
   providers: [FlagsService, FlagReviewsService],
 })

@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { BlocksModule } from '../blocks/blocks.module';
 import { ChannelsModule } from '../channels/channels.module';
-import { ModerationModule } from '../moderation/moderation.module';
 import { MutesModule } from '../mutes/mutes.module';
 import { UsersModule } from '../users/users.module';
 import { MessageAttachments, PresignedAttachments } from './message-attachments';
@@ -13,13 +12,13 @@ import { MessagesController } from './messages.controller';
 import { MessagesService } from './messages.service';
 
 @Module({
-  imports: [MessageViewsModule, ChannelsModule, UsersModule, MutesModule, BlocksModule, ModerationModule, AttachmentsModule],
+  imports: [MessageViewsModule, ChannelsModule, UsersModule, MutesModule, BlocksModule, AttachmentsModule],
   controllers: [MessagesController],
   providers: [
     MessagesService,
     MessageHistoryService,
     MessageRules,
-    // seams for later features: attachments binds its own implementation here; ModerationModule provides MessageModeration
+    // seams: attachments binds its implementation here; MessageModeration is ModerationModule's (global, composed by AppModule)
     { provide: MessageAttachments, useClass: PresignedAttachments },
   ],
   exports: [MessageViewsModule, MessagesService],

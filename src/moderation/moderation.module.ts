@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { ChannelsModule } from '../channels/channels.module';
 import { FlagQueueModule } from '../flags/flag-queue.module';
 import { MessageModeration } from '../messages/message-moderation';
@@ -11,9 +11,11 @@ import { ModerationService } from './moderation.service';
 
 /**
  * Automatic moderation: binds the messages feature's `MessageModeration` seam to the rule engine and
- * serves the audit trail. Imported by MessagesModule (the only consumer of the seam); FlagsModule writes
- * the audit rows of its resolutions through the exported repository.
+ * serves the audit trail. Global, composed by AppModule with the API's modules, so the messages feature
+ * depends on its own seam and not on this one; FlagsModule writes the audit rows of its resolutions
+ * through the exported repository.
  */
+@Global()
 @Module({
   imports: [ChannelsModule, MutesModule, FlagQueueModule],
   controllers: [ModerationController],
