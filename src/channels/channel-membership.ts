@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { createdPayload, freshView, PENDING_TIME } from '../messages/message-view.service';
 import { WorkspaceSettingsCache } from '../workspaces/workspace-settings.cache';
 import { ChannelMembersRepository } from './channel-members.repository';
 import { ChannelWriteSession, ChannelWrites, OutgoingEvent, PENDING_MESSAGE_ID } from './writes';
@@ -69,19 +70,24 @@ export class ChannelMembership {
       [
         {
           type: 'message.created',
-          payload: {
-            message: {
+          payload: createdPayload(
+            freshView({
               id: PENDING_MESSAGE_ID,
-              channel_id: s.channel.id,
-              channel_external_id: s.channel.external_id,
+              channel: s.channel,
               user: null,
               content,
               type: 'system',
               attachment_url: null,
-              created_at: '',
+              attachment: null,
+              parent_id: null,
+              quoted_message: null,
+              mentions: [],
+              thread_id: null,
+              show_in_channel: false,
               metadata: {},
-            },
-          },
+              created_at: PENDING_TIME,
+            }),
+          ),
         } satisfies OutgoingEvent<'message.created'>,
       ],
     );

@@ -6,6 +6,7 @@ import { isoTime } from '../infra/database/sql';
 import { prepared } from '../infra/database/prepared';
 import type {
   AttachmentView,
+  DomainEventMap,
   MentionRef,
   MessageType,
   MessageUserView,
@@ -272,6 +273,9 @@ function viewOf(r: RenderedRow, unseen: boolean): MessageView {
   };
 }
 
+/** Stands for a new message's instant in what is built before its send stored it (the send sets the real one). */
+export const PENDING_TIME = new Date(0);
+
 /** What a send holds once its row is inserted: enough to answer without reading the message back. */
 export interface FreshMessage {
   id: string;
@@ -338,4 +342,31 @@ function threadFields(
 > {
   if (threadId) return { thread_id: threadId, show_in_channel: showInChannel };
   return { ...(counters ?? NO_REPLIES) };
+}
+
+/** A message's author as events name users. */
+export function userRef(v: MessageView): UserRef | null {
+  return v.user ? { id: v.user.id, external_id: v.user.external_id, name: v.user.name } : null;
+}
+
+/** SPEC.md's `message.created` data: parent_id/quoted_message only on replies, mentions only when there are some. */
+export function createdPayload(v: MessageView): DomainEventMap['message.created'] {
+  return {
+    message: {
+      id: v.id,
+      channel_id: v.channel_id,
+      channel_external_id: v.channel_external_id,
+      user: userRef(v),
+      content: v.content,
+      type: v.type,
+      attachment_url: v.attachment_url,
+      created_at: v.created_at,
+      metadata: v.metadata,
+      ...(v.parent_id && v.quoted_message
+        ? { parent_id: v.parent_id, quoted_message: v.quoted_message }
+        : {}),
+      ...(v.mentions?.length ? { mentions: v.mentions } : {}),
+      ...(v.thread_id ? { thread_id: v.thread_id, show_in_channel: v.show_in_channel === true } : {}),
+    },
+  };
 }

@@ -14,12 +14,11 @@ import { AppError, httpStatusOf } from '../common/errors/app-error';
 import { toAppError } from '../common/errors/to-app-error';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
-import type { DomainEventMap, UserRef } from '../contract/events';
 import { RateLimiter } from '../infra/rate-limit/rate-limiter';
 import { SendMessageDto } from './dto/send-message.dto';
 import { Draft, MessageRules } from './message-rules';
 import { MessageModeration, ModerationVerdict } from './message-moderation';
-import { freshView, MessageViewer, MessageViews } from './message-view.service';
+import { createdPayload, freshView, MessageViewer, MessageViews, PENDING_TIME, userRef } from './message-view.service';
 import type { MessageUserView, MessageView } from '../contract/events';
 import { MessagesRepository } from './messages.repository';
 import { MessageUnsend } from './message-unsend';
@@ -33,7 +32,6 @@ export interface SendResult {
 
 const RATE_WINDOW_MS = 60_000;
 /** Stands in for the stored instant in a new message's events until chat_send_message sets it. */
-const PENDING_TIME = new Date(0);
 
 /** Send, edit and unsend: SPEC.md's message lifecycle, with CONTRACT §7's check order. */
 @Injectable()
@@ -339,28 +337,3 @@ export class MessagesService {
   }
 }
 
-function userRef(v: MessageView): UserRef | null {
-  return v.user ? { id: v.user.id, external_id: v.user.external_id, name: v.user.name } : null;
-}
-
-/** SPEC.md's `message.created` data: parent_id/quoted_message only on replies, mentions only when there are some. */
-export function createdPayload(v: MessageView): DomainEventMap['message.created'] {
-  return {
-    message: {
-      id: v.id,
-      channel_id: v.channel_id,
-      channel_external_id: v.channel_external_id,
-      user: userRef(v),
-      content: v.content,
-      type: v.type,
-      attachment_url: v.attachment_url,
-      created_at: v.created_at,
-      metadata: v.metadata,
-      ...(v.parent_id && v.quoted_message
-        ? { parent_id: v.parent_id, quoted_message: v.quoted_message }
-        : {}),
-      ...(v.mentions?.length ? { mentions: v.mentions } : {}),
-      ...(v.thread_id ? { thread_id: v.thread_id, show_in_channel: v.show_in_channel === true } : {}),
-    },
-  };
-}
