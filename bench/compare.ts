@@ -388,13 +388,22 @@ async function httpRun(
 }
 
 /** The commands Redis ran between two counts, per request, with the four most frequent (`publish 1.00`). */
-function redisPerRequest(before: Map<string, number>, after: Map<string, number>, requests: number): { perRequest: number; top: string } {
+function redisPerRequest(
+  before: Map<string, number>,
+  after: Map<string, number>,
+  requests: number,
+): { perRequest: number; top: string } {
   const n = Math.max(1, requests);
-  const delta = [...after].map(([cmd, calls]) => [cmd, (calls - (before.get(cmd) ?? 0)) / n] as const).filter(([, d]) => d > 0);
+  const delta = [...after]
+    .map(([cmd, calls]) => [cmd, (calls - (before.get(cmd) ?? 0)) / n] as const)
+    .filter(([, d]) => d > 0);
   delta.sort((a, b) => b[1] - a[1]);
   return {
     perRequest: delta.reduce((sum, [, d]) => sum + d, 0),
-    top: delta.slice(0, 4).map(([cmd, d]) => `${cmd} ${d.toFixed(2)}`).join(', '),
+    top: delta
+      .slice(0, 4)
+      .map(([cmd, d]) => `${cmd} ${d.toFixed(2)}`)
+      .join(', '),
   };
 }
 
@@ -1206,7 +1215,12 @@ function metricsFor(g: Group): Metric[] {
     );
   }
   if (g.runs.some((r) => r.redis)) {
-    m.push({ key: 'redisCmds', label: 'Redis commands / request (all, background too)', get: (r) => r.redis?.perRequest ?? null, digits: 2 });
+    m.push({
+      key: 'redisCmds',
+      label: 'Redis commands / request (all, background too)',
+      get: (r) => r.redis?.perRequest ?? null,
+      digits: 2,
+    });
   }
   return m;
 }
@@ -1386,7 +1400,10 @@ function targets(results: ScenarioResult[], opts: Options): string[] {
     check(req === null ? null : req <= 3, `request-path statements per send ≤ 3: ${fmt(req, 2)}`);
     check(bg === null ? null : bg <= 0.5, `background statements per send ≤ 0.5: ${fmt(bg, 2)}`);
     const redis = get(own, 'Redis commands / request (all, background too)')?.service ?? null;
-    check(redis === null ? null : redis <= 2, `Redis commands per send ≤ 2 (background included): ${fmt(redis, 2)}`);
+    check(
+      redis === null ? null : redis <= 2,
+      `Redis commands per send ≤ 2 (background included): ${fmt(redis, 2)}`,
+    );
   }
   const one = group('sends, one channel');
   if (one) {

@@ -1,13 +1,34 @@
 import { spawnSync } from 'child_process';
 import { randomBytes, generateKeyPairSync } from 'crypto';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, appendFileSync } from 'fs';
+import {
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  appendFileSync,
+} from 'fs';
 import http from 'http';
 import { sign } from 'jsonwebtoken';
 import type { AddressInfo } from 'net';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { Client } from 'pg';
-import { API_KEY, API_SECRET, authHeader, BENCH_REDIS_URL, freePort, loadAverage, machine, MAIN, Server, startServer, writeBenchmarkSection } from './lib';
+import {
+  API_KEY,
+  API_SECRET,
+  authHeader,
+  BENCH_REDIS_URL,
+  freePort,
+  loadAverage,
+  machine,
+  MAIN,
+  Server,
+  startServer,
+  writeBenchmarkSection,
+} from './lib';
 
 /**
  * What following the event log costs (docs/PERFORMANCE.md, "Log followers"): the statements the log
@@ -58,13 +79,19 @@ const CATEGORIES: [Category, RegExp][] = [
   ['follower', /event_relay_cursors/],
   ['follower', /WITH b AS \(SELECT COALESCE/],
   ['follower', /SELECT e\.id, e\.workspace_id, e\.type, e\.tx_id::text AS tx_id, e\.position FROM events e/],
-  ['follower', /FROM unnest\(\$1::uuid\[\], \$2::uuid\[\], \$3::text\[\], \$4::xid8\[\]\) WITH ORDINALITY AS b/],
+  [
+    'follower',
+    /FROM unnest\(\$1::uuid\[\], \$2::uuid\[\], \$3::text\[\], \$4::xid8\[\]\) WITH ORDINALITY AS b/,
+  ],
   ['follower', /INSERT INTO webhook_deliveries/],
   // push relay (before)
   ['follower', /created_at < now\(\) - make_interval\(secs => \$5\) AS stale FROM events/],
   // EventLogReader (realtime before): bound, after, head
   ['follower', /^\s*SELECT COALESCE\(\s*\(SELECT min\(x\) FROM pg_snapshot_xip/],
-  ['follower', /FROM events e\s+WHERE \(e\.tx_id, e\.position\) > \(\$1::xid8, \$2::bigint\) AND e\.tx_id < \$4::xid8/],
+  [
+    'follower',
+    /FROM events e\s+WHERE \(e\.tx_id, e\.position\) > \(\$1::xid8, \$2::bigint\) AND e\.tx_id < \$4::xid8/,
+  ],
   ['follower', /SELECT e\.tx_id::text AS tx_id, e\.position FROM events e WHERE e\.tx_id < \$1::xid8/],
   // realtime rendering (MessageViews.render) and its blockers
   ['render', /FROM messages msg\s+JOIN channels c ON c\.id = msg\.channel_id/],
@@ -85,7 +112,8 @@ const CATEGORIES: [Category, RegExp][] = [
  * followers do runs in an explicit transaction, and a send runs at most one, so the BEGIN/COMMIT pairs
  * beyond these are the request path's.
  */
-const FOLLOWER_TRANSACTION = /FROM event_relay_cursors WHERE name = \$1 FOR UPDATE SKIP LOCKED|log-follower:txn/;
+const FOLLOWER_TRANSACTION =
+  /FROM event_relay_cursors WHERE name = \$1 FOR UPDATE SKIP LOCKED|log-follower:txn/;
 
 function categorize(query: string): Category {
   for (const [c, re] of CATEGORIES) if (re.test(query)) return c;
@@ -106,7 +134,8 @@ interface Cluster {
 
 function runAs(cmd: string, args: string[], user?: { uid: number; gid: number }): void {
   const r = spawnSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: tmpdir(), ...(user ?? {}) });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')}: ${r.stderr?.toString() ?? ''}${r.stdout?.toString() ?? ''}`);
+  if (r.status !== 0)
+    throw new Error(`${cmd} ${args.join(' ')}: ${r.stderr?.toString() ?? ''}${r.stdout?.toString() ?? ''}`);
 }
 
 function statFields(pid: number): string[] | null {
@@ -147,7 +176,11 @@ async function startCluster(): Promise<Cluster> {
     chownSync(dir, user.uid, user.gid);
   }
   const port = await freePort();
-  runAs(join(PG_BIN, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8'], user);
+  runAs(
+    join(PG_BIN, 'initdb'),
+    ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8'],
+    user,
+  );
   appendFileSync(
     join(data, 'postgresql.conf'),
     [
@@ -182,7 +215,11 @@ async function startCluster(): Promise<Cluster> {
   };
 }
 
-async function sql<T extends Record<string, unknown> = Record<string, unknown>>(url: string, text: string, params: unknown[] = []): Promise<T[]> {
+async function sql<T extends Record<string, unknown> = Record<string, unknown>>(
+  url: string,
+  text: string,
+  params: unknown[] = [],
+): Promise<T[]> {
   const c = new Client({ connectionString: url });
   await c.connect();
   try {
@@ -204,7 +241,13 @@ function token(sub: string): string {
   return sign({ sub, iat, exp: iat + 3600 }, API_SECRET, { algorithm: 'HS256', keyid: API_KEY });
 }
 
-async function api<T = any>(base: string, method: string, path: string, body?: unknown, auth = authHeader): Promise<T> {
+async function api<T = any>(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  auth = authHeader,
+): Promise<T> {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: { Authorization: auth, 'Content-Type': 'application/json' },
@@ -225,7 +268,10 @@ class Receiver {
     req.on('end', () => {
       res.writeHead(200).end();
       try {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { event_id: string; data?: { message?: { id?: string } } };
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+          event_id: string;
+          data?: { message?: { id?: string } };
+        };
         this.seen.add(body.event_id);
         const id = body.data?.message?.id;
         if (id && !this.arrived.has(id)) this.arrived.set(id, performance.now());
@@ -266,7 +312,15 @@ interface Counts {
   top: { category: Category; calls: number; ms: number; query: string }[];
 }
 
-const zero = (): Record<Category, number> => ({ follower: 0, txn: 0, render: 0, delivery: 0, push: 0, retention: 0, request: 0 });
+const zero = (): Record<Category, number> => ({
+  follower: 0,
+  txn: 0,
+  render: 0,
+  delivery: 0,
+  push: 0,
+  retention: 0,
+  request: 0,
+});
 
 async function statements(cluster: Cluster, db: string): Promise<Counts> {
   const rows = await sql<{ query: string; calls: string; ms: number }>(
@@ -281,7 +335,12 @@ async function statements(cluster: Cluster, db: string): Promise<Counts> {
     if (c === 'follower' && FOLLOWER_TRANSACTION.test(r.query)) out.followerTransactions += Number(r.calls);
     out.calls[c] += Number(r.calls);
     out.ms[c] += r.ms;
-    out.top.push({ category: c, calls: Number(r.calls), ms: r.ms, query: r.query.replace(/\s+/g, ' ').slice(0, 160) });
+    out.top.push({
+      category: c,
+      calls: Number(r.calls),
+      ms: r.ms,
+      query: r.query.replace(/\s+/g, ' ').slice(0, 160),
+    });
   }
   out.top.sort((a, b) => b.calls - a.calls);
   return out;
@@ -317,13 +376,27 @@ async function measure(
   const counts = await statements(cluster, db);
   const lag = ids && lagOf ? await lagOf(ids) : undefined; // after reading the statements: it is a statement too
   const followerTxn = Math.min(counts.calls.txn, 2 * counts.followerTransactions);
-  return { seconds, sends, errors, counts, serverCpuMs, pgCpuMs, followerCalls: counts.calls.follower + followerTxn, lag };
+  return {
+    seconds,
+    sends,
+    errors,
+    counts,
+    serverCpuMs,
+    pgCpuMs,
+    followerCalls: counts.calls.follower + followerTxn,
+    lag,
+  };
 }
 
 /** When each sent message's POST was answered (its transaction has committed). */
 const answered = new Map<string, number>();
 
-async function sendLoad(base: string, senders: string[], channels: string[], seconds: number): Promise<{ sends: number; errors: number; ids: string[] }> {
+async function sendLoad(
+  base: string,
+  senders: string[],
+  channels: string[],
+  seconds: number,
+): Promise<{ sends: number; errors: number; ids: string[] }> {
   const ids: string[] = [];
   let sends = 0;
   let errors = 0;
@@ -334,7 +407,13 @@ async function sendLoad(base: string, senders: string[], channels: string[], sec
       const ch = channels[i % channels.length]!;
       for (let n = 0; Date.now() < until; n++) {
         try {
-          const m = await api<{ id: string }>(base, 'POST', `/v1/channels/${ch}/messages`, { content: `hello ${n} from ${s}` }, auth);
+          const m = await api<{ id: string }>(
+            base,
+            'POST',
+            `/v1/channels/${ch}/messages`,
+            { content: `hello ${n} from ${s}` },
+            auth,
+          );
           answered.set(m.id, performance.now());
           ids.push(m.id);
           sends++;
@@ -377,7 +456,9 @@ async function seedEvents(url: string, total: number): Promise<number> {
   await c.connect();
   const t0 = performance.now();
   try {
-    await c.query(`INSERT INTO workspaces (id, name) VALUES ($1, 'filler') ON CONFLICT DO NOTHING`, [FILLER_WORKSPACE]);
+    await c.query(`INSERT INTO workspaces (id, name) VALUES ($1, 'filler') ON CONFLICT DO NOTHING`, [
+      FILLER_WORKSPACE,
+    ]);
     let have = Number((await c.query<{ n: string }>('SELECT count(*)::text AS n FROM events')).rows[0]!.n);
     while (have < total) {
       const n = Math.min(1000, total - have);
@@ -407,7 +488,10 @@ async function cursorsToHead(url: string): Promise<void> {
     `SELECT e.tx_id::text AS tx_id, e.position::text AS position FROM events e ORDER BY e.tx_id DESC, e.position DESC LIMIT 1`,
   );
   if (!head) return;
-  await sql(url, `UPDATE event_relay_cursors SET tx_id = $1::xid8, position = $2::bigint`, [head.tx_id, head.position]);
+  await sql(url, `UPDATE event_relay_cursors SET tx_id = $1::xid8, position = $2::bigint`, [
+    head.tx_id,
+    head.position,
+  ]);
 }
 
 // ---------------------------------------------------------------- one build
@@ -426,7 +510,14 @@ interface BuildResult {
   sizes: SizeResult[];
 }
 
-async function benchBuild(cluster: Cluster, label: string, main: string, sizes: number[], verbose: boolean, idleOnly: boolean): Promise<BuildResult> {
+async function benchBuild(
+  cluster: Cluster,
+  label: string,
+  main: string,
+  sizes: number[],
+  verbose: boolean,
+  idleOnly: boolean,
+): Promise<BuildResult> {
   const db = `followers_${label.replace(/\W/g, '_')}_${randomBytes(3).toString('hex')}`;
   await sql(cluster.url('postgres'), `CREATE DATABASE "${db}"`);
   const url = cluster.url(db);
@@ -458,18 +549,39 @@ async function benchBuild(cluster: Cluster, label: string, main: string, sizes: 
   const log = (s: string) => process.stdout.write(`[${label}] ${s}\n`);
   try {
     const senders = Array.from({ length: SENDERS }, (_, i) => `s${i}`);
-    await api(service.baseUrl, 'POST', '/v1/users', { users: senders.map((external_id) => ({ external_id, name: external_id })) });
+    await api(service.baseUrl, 'POST', '/v1/users', {
+      users: senders.map((external_id) => ({ external_id, name: external_id })),
+    });
     const own: string[] = [];
-    for (const s of senders) own.push((await api(service.baseUrl, 'POST', '/v1/channels', { type: 'group', external_id: `own-${s}`, created_by: s })).id);
-    const shared = (await api(service.baseUrl, 'POST', '/v1/channels', { type: 'group', external_id: 'shared', created_by: 's0', member_external_ids: senders })).id as string;
-    await api(service.baseUrl, 'POST', '/v1/webhooks', { url: `http://127.0.0.1:${rx.port}/hook`, events: ['message.created'] });
+    for (const s of senders)
+      own.push(
+        (
+          await api(service.baseUrl, 'POST', '/v1/channels', {
+            type: 'group',
+            external_id: `own-${s}`,
+            created_by: s,
+          })
+        ).id,
+      );
+    const shared = (
+      await api(service.baseUrl, 'POST', '/v1/channels', {
+        type: 'group',
+        external_id: 'shared',
+        created_by: 's0',
+        member_external_ids: senders,
+      })
+    ).id as string;
+    await api(service.baseUrl, 'POST', '/v1/webhooks', {
+      url: `http://127.0.0.1:${rx.port}/hook`,
+      events: ['message.created'],
+    });
 
     const results: SizeResult[] = [];
     for (const size of sizes) {
       await service?.stop();
       service = null;
       const seedSeconds = await seedEvents(url, size);
-      const n = (await sql<{ n: string }>(url, "SELECT count(*)::text AS n FROM events"))[0]!.n;
+      const n = (await sql<{ n: string }>(url, 'SELECT count(*)::text AS n FROM events'))[0]!.n;
       await cursorsToHead(url);
       log(`events table: ${Number(n).toLocaleString('en-US')} rows (seeded in ${seedSeconds.toFixed(1)} s)`);
       service = await startService(main, env);
@@ -527,7 +639,10 @@ async function benchBuild(cluster: Cluster, label: string, main: string, sizes: 
 }
 
 function dumpTop(w: Window): void {
-  for (const t of w.counts.top.slice(0, 25)) process.stdout.write(`    ${t.category.padEnd(9)} ${String(t.calls).padStart(7)} ${t.ms.toFixed(1).padStart(9)} ms  ${t.query}\n`);
+  for (const t of w.counts.top.slice(0, 25))
+    process.stdout.write(
+      `    ${t.category.padEnd(9)} ${String(t.calls).padStart(7)} ${t.ms.toFixed(1).padStart(9)} ms  ${t.query}\n`,
+    );
 }
 
 const per = (x: number, n: number) => (n ? x / n : NaN);
@@ -548,7 +663,9 @@ function fmtSend(w: Window): string {
     `(${f2(per(w.counts.ms.follower, n))} ms/send in PostgreSQL), render ${f2(per(w.counts.calls.render, n))}, ` +
     `delivery ${f2(per(w.counts.calls.delivery, n))}, push ${f2(per(w.counts.calls.push, n))}, request ${f2(per(w.counts.calls.request + w.counts.calls.txn - (w.followerCalls - w.counts.calls.follower), n))}; ` +
     `server CPU ${f1(per(w.serverCpuMs, n))} ms/send, PostgreSQL CPU ${f1(per(w.pgCpuMs, n))} ms/send` +
-    (w.lag ? `; webhook lag p50/p99 ${w.lag.webhook.map(f1).join(' / ')} ms, event → delivery row ${w.lag.relay.map(f1).join(' / ')} ms` : '')
+    (w.lag
+      ? `; webhook lag p50/p99 ${w.lag.webhook.map(f1).join(' / ')} ms, event → delivery row ${w.lag.relay.map(f1).join(' / ')} ms`
+      : '')
   );
 }
 
@@ -580,17 +697,19 @@ function section(results: BuildResult[], started: Date, loadBefore: string, load
   return [
     `Command: \`npx ts-node --transpile-only bench/followers.ts --write ${results.map((r) => (/\s/.test(r.label) ? `"--main=${r.label}:…"` : `--main=${r.label}:…`)).join(' ')}\`. ` +
       `Run ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC; machine: ${machine()}; load average ${loadBefore} at the start, ${loadAfter} at the end` +
-      (Number(loadBefore.split(' / ')[0]) > 1.5 ? ' (**shared with other work: CPU and throughput are noisy; statement counts are not**).' : '.'),
+      (Number(loadBefore.split(' / ')[0]) > 1.5
+        ? ' (**shared with other work: CPU and throughput are noisy; statement counts are not**).'
+        : '.'),
     '',
     'A private PostgreSQL 15 cluster with pg_stat_statements (initdb into a temp directory; stopped at the end), Redis 7, one service process (`node dist/main.js`, SERVICE_ROLE=all: API, realtime publisher, webhook relay and delivery, push relay) per build, ' +
       `16 users each with a channel plus one shared channel, one webhook on \`message.created\` to a local receiver, push on (a throw-away service account, no devices). ` +
-      'The `events` table is pre-seeded with SQL (another workspace, 1,000 rows per transaction, so real transaction ids) with the service stopped, and the followers\' cursors are put at its end. ' +
+      "The `events` table is pre-seeded with SQL (another workspace, 1,000 rows per transaction, so real transaction ids) with the service stopped, and the followers' cursors are put at its end. " +
       `Each window starts with pg_stat_statements_reset(); a send window is 16 senders back to back for ${SEND_SECONDS} s until every webhook delivery arrived, plus 1 s; the idle window is ${IDLE_SECONDS} s.`,
     '',
     '**follower** = statements the log followers make to follow the log (look-ahead / probe, settled bound, event reads, cursor reads and writes, delivery-row inserts, and their BEGIN/COMMIT); ' +
       '**render** = the realtime publisher rendering `message.new` (MessageViews; blockers where a separate query); **delivery** = webhook attempts (claim + record, 2 per delivery) and the sweeper; **push** = push jobs (event + device lookups). ' +
       '**ms in PostgreSQL** = planning + execution time (pg_stat_statements). CPU is per send: the service process / the whole PostgreSQL cluster. ' +
-      '**event → delivery row**: the delivery row\'s `created_at` minus the event\'s (database clock: how long the event waited for the relay\'s pass); **send answered → webhook received**: end to end, including the queue and the HTTP attempt.',
+      "**event → delivery row**: the delivery row's `created_at` minus the event's (database clock: how long the event waited for the relay's pass); **send answered → webhook received**: end to end, including the queue and the HTTP attempt.",
     '',
     '| build | events in table | senders → channels | sends/s | follower statements / send | follower ms / send (PostgreSQL) | render / send | delivery / send | push / send | CPU ms / send: service / PostgreSQL | event → delivery row p50 / p99 (ms) | send answered → webhook received p50 / p99 (ms) |',
     '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -614,7 +733,9 @@ async function main(): Promise<void> {
       return i > 0 ? { label: v.slice(0, i), main: v.slice(i + 1) } : { label: 'this build', main: v };
     });
   if (!builds.length) builds.push({ label: 'this build', main: MAIN });
-  const sizes = (argv.find((a) => a.startsWith('--sizes='))?.slice(8) ?? '25000,1000000').split(',').map(Number);
+  const sizes = (argv.find((a) => a.startsWith('--sizes='))?.slice(8) ?? '25000,1000000')
+    .split(',')
+    .map(Number);
   const verbose = argv.includes('--verbose');
   const idleOnly = argv.includes('--idle-only');
   const started = new Date();
@@ -623,14 +744,16 @@ async function main(): Promise<void> {
   const cluster = await startCluster();
   const results: BuildResult[] = [];
   try {
-    for (const b of builds) results.push(await benchBuild(cluster, b.label, b.main, sizes, verbose, idleOnly));
+    for (const b of builds)
+      results.push(await benchBuild(cluster, b.label, b.main, sizes, verbose, idleOnly));
   } finally {
     await cluster.stop();
   }
   const loadAfter = loadAverage();
   const body = section(results, started, loadBefore, loadAfter);
   process.stdout.write(`\n${body}\n`);
-  if (argv.includes('--write')) process.stdout.write(`wrote ${writeBenchmarkSection('Log followers', body)}\n`);
+  if (argv.includes('--write'))
+    process.stdout.write(`wrote ${writeBenchmarkSection('Log followers', body)}\n`);
 }
 
 main().catch((e: unknown) => {

@@ -18,14 +18,19 @@ const box = new SecretBox(randomBytes(32));
 const sealed = box.seal(secret);
 const key = hmacKey(secret);
 const iat = Math.floor(Date.now() / 1000);
-const token = sign({ sub: 'ana', iat, exp: iat + 3600 }, secret, { algorithm: 'HS256', keyid: 'pk_bench0000000000' });
+const token = sign({ sub: 'ana', iat, exp: iat + 3600 }, secret, {
+  algorithm: 'HS256',
+  keyid: 'pk_bench0000000000',
+});
 
 function bench(name: string, fn: () => unknown, iterations: number): number {
   for (let i = 0; i < Math.min(2000, iterations); i++) fn(); // warm-up
   const start = process.hrtime.bigint();
   for (let i = 0; i < iterations; i++) fn();
   const us = Number(process.hrtime.bigint() - start) / 1000 / iterations;
-  process.stdout.write(`${name.padEnd(28)} ${us.toFixed(2).padStart(8)} µs/verify  (${iterations} iterations)\n`);
+  process.stdout.write(
+    `${name.padEnd(28)} ${us.toFixed(2).padStart(8)} µs/verify  (${iterations} iterations)\n`,
+  );
   return us;
 }
 
@@ -52,14 +57,19 @@ const variants: [string, () => unknown, number][] = [
     'direct HMAC (now)',
     () => {
       const p = parseJwt(token);
-      if (!p || p.header.alg !== 'HS256' || !hs256SignatureOk(p, key) || checkTimeClaims(p.payload) !== 'ok') throw new Error('verify');
+      if (!p || p.header.alg !== 'HS256' || !hs256SignatureOk(p, key) || checkTimeClaims(p.payload) !== 'ok')
+        throw new Error('verify');
       return p.payload;
     },
     50_000,
   ],
 ];
 
-process.stdout.write(`node ${process.version}, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}\n`);
+process.stdout.write(
+  `node ${process.version}, load average ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}\n`,
+);
 for (let round = 1; round <= 3; round++) {
   process.stdout.write(`round ${round}\n`);
   for (const [name, fn, n] of variants) bench(name, fn, n);

@@ -55,7 +55,10 @@ async function pgAdmin(sql: string): Promise<void> {
 export async function freshStorage(mode: Mode): Promise<Storage> {
   if (mode === 'embedded') {
     const dir = mkdtempSync(join(tmpdir(), 'chat-bench-'));
-    return { env: { SERVICE_DATA_DIR: dir }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      env: { SERVICE_DATA_DIR: dir },
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   }
   const name = `chat_bench_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   await pgAdmin(`CREATE DATABASE "${name}"`);
@@ -76,7 +79,11 @@ export async function freshStorage(mode: Mode): Promise<Storage> {
  * Spawns `node dist/main.js` the way production runs it and waits until /readyz answers 200.
  * `opts.main` starts another build (default: MAIN).
  */
-export async function startServer(storage: Storage, extraEnv: Record<string, string> = {}, opts: { main?: string } = {}): Promise<Server> {
+export async function startServer(
+  storage: Storage,
+  extraEnv: Record<string, string> = {},
+  opts: { main?: string } = {},
+): Promise<Server> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production' };
@@ -90,7 +97,10 @@ export async function startServer(storage: Storage, extraEnv: Record<string, str
     ...extraEnv,
   });
   const started = process.hrtime.bigint();
-  const child: ChildProcess = spawn(process.execPath, [opts.main ?? MAIN], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [opts.main ?? MAIN], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -130,7 +140,12 @@ export async function startServer(storage: Storage, extraEnv: Record<string, str
 export const authHeader = `Bearer ${API_KEY}:${API_SECRET}`;
 
 /** A backend call with the bench's key pair: the parsed JSON answer (null when empty); any status ≥ 300 throws. */
-export async function backendApi<T = any>(base: string, method: string, path: string, body?: unknown): Promise<T> {
+export async function backendApi<T = any>(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<T> {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: { authorization: authHeader, 'content-type': 'application/json' },

@@ -25,7 +25,13 @@ function token(sub: string): string {
   return sign({ sub, iat, exp: iat + 3600 }, API_SECRET, { algorithm: 'HS256', keyid: API_KEY });
 }
 
-async function api(base: string, method: string, path: string, body?: unknown, auth = authHeader): Promise<any> {
+async function api(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  auth = authHeader,
+): Promise<any> {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: { Authorization: auth, 'Content-Type': 'application/json' },
@@ -55,7 +61,11 @@ async function sendLoad(base: string, channels: string[], senders: string[]) {
       let n = 0;
       while (Date.now() < until) {
         try {
-          await timed(() => api(base, 'POST', `/v1/channels/${ch}/messages`, { content: `hello ${n++} from ${s}` }, auth), lat);
+          await timed(
+            () =>
+              api(base, 'POST', `/v1/channels/${ch}/messages`, { content: `hello ${n++} from ${s}` }, auth),
+            lat,
+          );
         } catch {
           errors++;
         }
@@ -63,20 +73,46 @@ async function sendLoad(base: string, channels: string[], senders: string[]) {
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  return { sendsPerSecond: lat.length / seconds, p50: pct(lat, 50), p99: pct(lat, 99), total: lat.length, errors };
+  return {
+    sendsPerSecond: lat.length / seconds,
+    p50: pct(lat, 50),
+    p99: pct(lat, 99),
+    total: lat.length,
+    errors,
+  };
 }
 
 async function benchSends(mode: Mode) {
   const storage = await freshStorage(mode);
-  const server = await startServer(storage, { SERVICE_RATE_LIMIT_MESSAGES_PER_MINUTE: '100000', LOG_LEVEL: 'warn' });
+  const server = await startServer(storage, {
+    SERVICE_RATE_LIMIT_MESSAGES_PER_MINUTE: '100000',
+    LOG_LEVEL: 'warn',
+  });
   try {
     const senders = Array.from({ length: SENDERS }, (_, i) => `s${i}`);
-    await api(server.baseUrl, 'POST', '/v1/users', { users: senders.map((external_id) => ({ external_id, name: external_id })) });
+    await api(server.baseUrl, 'POST', '/v1/users', {
+      users: senders.map((external_id) => ({ external_id, name: external_id })),
+    });
     const own: string[] = [];
     for (const s of senders) {
-      own.push((await api(server.baseUrl, 'POST', '/v1/channels', { type: 'group', external_id: `own-${s}`, created_by: s })).id);
+      own.push(
+        (
+          await api(server.baseUrl, 'POST', '/v1/channels', {
+            type: 'group',
+            external_id: `own-${s}`,
+            created_by: s,
+          })
+        ).id,
+      );
     }
-    const shared = (await api(server.baseUrl, 'POST', '/v1/channels', { type: 'group', external_id: 'shared', created_by: 's0', member_external_ids: senders })).id;
+    const shared = (
+      await api(server.baseUrl, 'POST', '/v1/channels', {
+        type: 'group',
+        external_id: 'shared',
+        created_by: 's0',
+        member_external_ids: senders,
+      })
+    ).id;
     await sendLoad(server.baseUrl, own, senders); // warm-up
     const separate = await sendLoad(server.baseUrl, own, senders);
     const one = await sendLoad(server.baseUrl, [shared], senders);
@@ -105,7 +141,12 @@ async function benchReads() {
   try {
     await api(server.baseUrl, 'PUT', '/v1/users/reader', { name: 'Reader' });
     await api(server.baseUrl, 'PUT', '/v1/users/writer', { name: 'Writer' });
-    const big = await api(server.baseUrl, 'POST', '/v1/channels', { type: 'group', external_id: 'big', created_by: 'reader', member_external_ids: ['writer'] });
+    const big = await api(server.baseUrl, 'POST', '/v1/channels', {
+      type: 'group',
+      external_id: 'big',
+      created_by: 'reader',
+      member_external_ids: ['writer'],
+    });
     const t0 = performance.now();
     await seed(
       url,
@@ -122,11 +163,22 @@ async function benchReads() {
     const reader = `Bearer ${token('reader')}`;
     const first: number[] = [];
     const deep: number[] = [];
-    for (let i = 0; i < 200; i++) await timed(() => api(server.baseUrl, 'GET', `/v1/channels/${big.id}/messages?limit=50`, undefined, reader), first);
+    for (let i = 0; i < 200; i++)
+      await timed(
+        () => api(server.baseUrl, 'GET', `/v1/channels/${big.id}/messages?limit=50`, undefined, reader),
+        first,
+      );
     let cursor: string | null = null;
     for (let i = 0; i < 200; i++) {
       const page: { next_cursor: string | null } = await timed(
-        () => api(server.baseUrl, 'GET', `/v1/channels/${big.id}/messages?limit=50${cursor ? `&before=${encodeURIComponent(cursor)}` : ''}`, undefined, reader),
+        () =>
+          api(
+            server.baseUrl,
+            'GET',
+            `/v1/channels/${big.id}/messages?limit=50${cursor ? `&before=${encodeURIComponent(cursor)}` : ''}`,
+            undefined,
+            reader,
+          ),
         deep,
       );
       cursor = page.next_cursor;
@@ -161,21 +213,34 @@ async function benchReads() {
         WHERE c.external_id LIKE 'inbox-%'`,
       [INBOX_MESSAGES_PER_CHANNEL],
     );
-    await seed(url, `UPDATE channels c SET last_message_at = (SELECT max(created_at) FROM messages m WHERE m.channel_id = c.id) WHERE c.external_id LIKE 'inbox-%'`);
+    await seed(
+      url,
+      `UPDATE channels c SET last_message_at = (SELECT max(created_at) FROM messages m WHERE m.channel_id = c.id) WHERE c.external_id LIKE 'inbox-%'`,
+    );
     await seed(url, 'ANALYZE');
     const seedInboxS = (performance.now() - t1) / 1000;
     const inbox: number[] = [];
     const inboxDeep: number[] = [];
     let unread = 0;
     for (let i = 0; i < 100; i++) {
-      const page = await timed(() => api(server.baseUrl, 'GET', '/v1/me/channels?limit=50', undefined, reader), inbox);
+      const page = await timed(
+        () => api(server.baseUrl, 'GET', '/v1/me/channels?limit=50', undefined, reader),
+        inbox,
+      );
       unread = Math.max(0, ...page.channels.map((c: { unread_count: number }) => c.unread_count));
     }
     for (let i = 0; i < 20; i++) {
       let before: string | null = null;
       do {
         const page: { next_cursor: string | null } = await timed(
-          () => api(server.baseUrl, 'GET', `/v1/me/channels?limit=100${before ? `&before=${encodeURIComponent(before)}` : ''}`, undefined, reader),
+          () =>
+            api(
+              server.baseUrl,
+              'GET',
+              `/v1/me/channels?limit=100${before ? `&before=${encodeURIComponent(before)}` : ''}`,
+              undefined,
+              reader,
+            ),
           inboxDeep,
         );
         before = page.next_cursor;
@@ -194,8 +259,12 @@ async function main() {
   lines.push('| mode | senders → channels | sends/s | p50 | p99 | errors |', '|---|---|---|---|---|---|');
   for (const mode of modes) {
     const r = await benchSends(mode);
-    lines.push(`| ${mode} | 16 → 16 (one each) | ${r.separate.sendsPerSecond.toFixed(0)} | ${ms(r.separate.p50)} | ${ms(r.separate.p99)} | ${r.separate.errors} |`);
-    lines.push(`| ${mode} | 16 → 1 (shared) | ${r.one.sendsPerSecond.toFixed(0)} | ${ms(r.one.p50)} | ${ms(r.one.p99)} | ${r.one.errors} |`);
+    lines.push(
+      `| ${mode} | 16 → 16 (one each) | ${r.separate.sendsPerSecond.toFixed(0)} | ${ms(r.separate.p50)} | ${ms(r.separate.p99)} | ${r.separate.errors} |`,
+    );
+    lines.push(
+      `| ${mode} | 16 → 1 (shared) | ${r.one.sendsPerSecond.toFixed(0)} | ${ms(r.one.p50)} | ${ms(r.one.p99)} | ${r.one.errors} |`,
+    );
     process.stdout.write(`${lines.slice(-2).join('\n')}\n`);
   }
   if (modes.includes('postgres')) {

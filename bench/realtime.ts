@@ -26,13 +26,22 @@ import { sign } from 'jsonwebtoken';
 import { Client } from 'pg';
 import * as ts from 'typescript';
 import { API_KEY, API_SECRET, backendApi, BENCH_REDIS_URL, freePort, PG_ADMIN_URL, ROOT } from './lib';
-import type { ConnectResult, FromClients, FromServer, PhaseReport, SocketTarget, ToClients, ToServer } from './realtime/protocol';
+import type {
+  ConnectResult,
+  FromClients,
+  FromServer,
+  PhaseReport,
+  SocketTarget,
+  ToClients,
+  ToServer,
+} from './realtime/protocol';
 import { mergeHist, percentile, percentileOf } from './realtime/stats';
 import { processGroup } from './processes';
 
 // ---------------------------------------------------------------- options
 
-const arg = (name: string, dflt: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? dflt;
+const arg = (name: string, dflt: string) =>
+  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? dflt;
 const SOCKETS = Number(arg('sockets', '1000'));
 const RATES = arg('rates', '10,50,100').split(',').map(Number);
 const SECONDS = Number(arg('seconds', '10'));
@@ -50,14 +59,21 @@ const SENDER = 'bench-sender';
 const AUTH = `Bearer ${API_KEY}:${API_SECRET}`;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const log = (s: string) => process.stdout.write(`[realtime ${new Date().toISOString().slice(11, 19)}] ${s}\n`);
+const log = (s: string) =>
+  process.stdout.write(`[realtime ${new Date().toISOString().slice(11, 19)}] ${s}\n`);
 
 // ---------------------------------------------------------------- processes and cleanup
 
 const { track, stopChild, cleanup, cleanups } = processGroup(log);
 
 /** IPC request: send, then wait for the first answer `pick` accepts. */
-function ask<T>(child: ChildProcess, msg: unknown, pick: (m: unknown) => T | undefined, timeoutMs: number, what: string): Promise<T> {
+function ask<T>(
+  child: ChildProcess,
+  msg: unknown,
+  pick: (m: unknown) => T | undefined,
+  timeoutMs: number,
+  what: string,
+): Promise<T> {
   return new Promise((resolve, reject) => {
     const onMsg = (m: unknown) => {
       const v = pick(m);
@@ -91,7 +107,11 @@ function transpileHelpers(): string {
   const dir = join(__dirname, 'realtime');
   for (const f of readdirSync(dir).filter((x) => x.endsWith('.ts'))) {
     const { outputText } = ts.transpileModule(readFileSync(join(dir, f), 'utf8'), {
-      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
+      compilerOptions: {
+        module: ts.ModuleKind.CommonJS,
+        target: ts.ScriptTarget.ES2022,
+        esModuleInterop: true,
+      },
     });
     writeFileSync(join(out, f.replace(/\.ts$/, '.js')), outputText);
   }
@@ -191,8 +211,16 @@ async function startChat(name: string, helpers: string, env: Record<string, stri
       proc.problemCount++;
       let text = line.slice(0, 300);
       try {
-        const j = JSON.parse(line) as { msg?: string; err?: { message?: string }; context?: string; res?: { statusCode?: number } };
-        text = `${j.context ?? ''} ${j.res?.statusCode ?? ''} ${j.msg ?? ''} ${j.err?.message ?? ''}`.replace(/\s+/g, ' ').trim().slice(0, 300);
+        const j = JSON.parse(line) as {
+          msg?: string;
+          err?: { message?: string };
+          context?: string;
+          res?: { statusCode?: number };
+        };
+        text = `${j.context ?? ''} ${j.res?.statusCode ?? ''} ${j.msg ?? ''} ${j.err?.message ?? ''}`
+          .replace(/\s+/g, ' ')
+          .trim()
+          .slice(0, 300);
       } catch {
         /* not JSON */
       }
@@ -219,7 +247,13 @@ async function startBare(name: string, helpers: string, envelope: string): Promi
   const port = await freePort();
   const child = track(
     fork(join(helpers, 'bare-server.js'), [], {
-      env: { ...childEnv(), PORT: String(port), REDIS_URL: BENCH_REDIS_URL, ADAPTER_KEY: `${PREFIX}bare-socket.io`, ENVELOPE: envelope },
+      env: {
+        ...childEnv(),
+        PORT: String(port),
+        REDIS_URL: BENCH_REDIS_URL,
+        ADAPTER_KEY: `${PREFIX}bare-socket.io`,
+        ENVELOPE: envelope,
+      },
       execArgv: ['--expose-gc'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     }),
@@ -247,7 +281,16 @@ interface Mem {
 let memId = 0;
 function ipcMem(s: ServerProc): Promise<FromServer & { type: 'mem' }> {
   const id = ++memId;
-  return ask(s.child, { cmd: 'mem', id } satisfies ToServer, (m) => ((m as FromServer).type === 'mem' && (m as { id: number }).id === id ? (m as FromServer & { type: 'mem' }) : undefined), 15_000, `${s.name} mem`);
+  return ask(
+    s.child,
+    { cmd: 'mem', id } satisfies ToServer,
+    (m) =>
+      (m as FromServer).type === 'mem' && (m as { id: number }).id === id
+        ? (m as FromServer & { type: 'mem' })
+        : undefined,
+    15_000,
+    `${s.name} mem`,
+  );
 }
 
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
@@ -255,12 +298,27 @@ const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 /** Starts the instance's CPU profiler, or (with a file) stops it and writes the profile there. */
 function ipcProfile(s: ServerProc, file?: string): Promise<unknown> {
   const id = ++memId;
-  return ask(s.child, { cmd: 'profile', id, file } satisfies ToServer, (m) => ((m as FromServer).type === 'profile' && (m as { id: number }).id === id ? true : undefined), 30_000, `${s.name} profile`);
+  return ask(
+    s.child,
+    { cmd: 'profile', id, file } satisfies ToServer,
+    (m) => ((m as FromServer).type === 'profile' && (m as { id: number }).id === id ? true : undefined),
+    30_000,
+    `${s.name} profile`,
+  );
 }
 
 function ipcCpu(s: ServerProc): Promise<number> {
   const id = ++memId;
-  return ask(s.child, { cmd: 'cpu', id } satisfies ToServer, (m) => ((m as FromServer).type === 'cpu' && (m as { id: number }).id === id ? (m as { micros: number }).micros : undefined), 15_000, `${s.name} cpu`);
+  return ask(
+    s.child,
+    { cmd: 'cpu', id } satisfies ToServer,
+    (m) =>
+      (m as FromServer).type === 'cpu' && (m as { id: number }).id === id
+        ? (m as { micros: number }).micros
+        : undefined,
+    15_000,
+    `${s.name} cpu`,
+  );
 }
 
 async function both(a: ServerProc, b: ServerProc, chat: boolean): Promise<[Mem, Mem]> {
@@ -305,7 +363,9 @@ async function setupChannel(base: string): Promise<string> {
   const ids = Array.from({ length: SOCKETS }, (_, i) => userId(i));
   const all = [SENDER, ...ids];
   for (let i = 0; i < all.length; i += 100) {
-    await backendApi(base, 'POST', '/v1/users', { users: all.slice(i, i + 100).map((external_id) => ({ external_id, name: external_id })) });
+    await backendApi(base, 'POST', '/v1/users', {
+      users: all.slice(i, i + 100).map((external_id) => ({ external_id, name: external_id })),
+    });
   }
   const created = await backendApi<{ id?: string; channel?: { id: string } }>(base, 'POST', '/v1/channels', {
     type: 'group',
@@ -317,7 +377,9 @@ async function setupChannel(base: string): Promise<string> {
   const channelId = created.id ?? created.channel?.id;
   if (!channelId) throw new Error(`no channel id in ${JSON.stringify(created).slice(0, 300)}`);
   for (let i = 500; i < ids.length; i += 500) {
-    await backendApi(base, 'POST', `/v1/channels/${channelId}/members`, { member_external_ids: ids.slice(i, i + 500) });
+    await backendApi(base, 'POST', `/v1/channels/${channelId}/members`, {
+      member_external_ids: ids.slice(i, i + 500),
+    });
   }
   return channelId;
 }
@@ -337,8 +399,18 @@ interface Clients {
   settle: { ms: number; events: number; byName: Record<string, number> };
 }
 
-async function startClients(helpers: string, targets: SocketTarget[], servers: ServerProc[], profileAs?: string): Promise<Clients> {
-  const child = track(fork(join(helpers, 'clients.js'), [], { env: childEnv(), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+async function startClients(
+  helpers: string,
+  targets: SocketTarget[],
+  servers: ServerProc[],
+  profileAs?: string,
+): Promise<Clients> {
+  const child = track(
+    fork(join(helpers, 'clients.js'), [], {
+      env: childEnv(),
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    }),
+  );
   const profile = PROFILE_DIR && profileAs;
   if (profile) await Promise.all(servers.map((s) => ipcProfile(s)));
   const cpu0 = await Promise.all(servers.map(ipcCpu));
@@ -353,7 +425,9 @@ async function startClients(helpers: string, targets: SocketTarget[], servers: S
   const serverConnectCpuMs = (cpu1[0]! + cpu1[1]! - cpu0[0]! - cpu0[1]!) / 1000;
   if (profile) {
     mkdirSync(PROFILE_DIR, { recursive: true });
-    await Promise.all(servers.map((s, i) => ipcProfile(s, join(PROFILE_DIR, `connect-${profile}-${i + 1}.cpuprofile`))));
+    await Promise.all(
+      servers.map((s, i) => ipcProfile(s, join(PROFILE_DIR, `connect-${profile}-${i + 1}.cpuprofile`))),
+    );
     log(`  CPU profiles of the connect storm in ${PROFILE_DIR}`);
   }
   if (connect.failed) log(`  ${connect.failed} sockets failed to connect: ${connect.errors.join(' | ')}`);
@@ -367,14 +441,23 @@ function quiet(child: ChildProcess, quietMs: number, maxMs: number) {
   return ask(
     child,
     { cmd: 'quiet', quietMs, maxMs } satisfies ToClients,
-    (m) => ((m as FromClients).type === 'quiet' ? (m as { ms: number; events: number; byName: Record<string, number> }) : undefined),
+    (m) =>
+      (m as FromClients).type === 'quiet'
+        ? (m as { ms: number; events: number; byName: Record<string, number> })
+        : undefined,
     maxMs + 10_000,
     'quiet',
   );
 }
 
 async function closeClients(c: Clients): Promise<void> {
-  await ask(c.child, { cmd: 'close' } satisfies ToClients, (m) => ((m as FromClients).type === 'closed' ? true : undefined), 30_000, 'close').catch(() => undefined);
+  await ask(
+    c.child,
+    { cmd: 'close' } satisfies ToClients,
+    (m) => ((m as FromClients).type === 'closed' ? true : undefined),
+    30_000,
+    'close',
+  ).catch(() => undefined);
   await stopChild(c.child, 5_000);
 }
 
@@ -513,10 +596,22 @@ const QUIET_MAX_MS = 10_000;
 let seqSeen = { backwards: 0, jumps: 0 };
 
 /** Sends `rate` messages a second for `seconds` on a fixed schedule, drains, and asks the clients what arrived. */
-async function measure(c: Clients, sockets: number, rate: number, seconds: number, send: Sender): Promise<RateResult> {
+async function measure(
+  c: Clients,
+  sockets: number,
+  rate: number,
+  seconds: number,
+  send: Sender,
+): Promise<RateResult> {
   const phase = ++phaseSeq;
   const total = Math.max(1, Math.round(rate * seconds));
-  await ask(c.child, { cmd: 'phase', phase, messages: total } satisfies ToClients, (m) => ((m as FromClients).type === 'phase-ready' ? true : undefined), 10_000, 'phase');
+  await ask(
+    c.child,
+    { cmd: 'phase', phase, messages: total } satisfies ToClients,
+    (m) => ((m as FromClients).type === 'phase-ready' ? true : undefined),
+    10_000,
+    'phase',
+  );
 
   const cpu0 = await Promise.all(c.servers.map(ipcCpu));
   const redis0 = await redisCpuMs();
@@ -541,7 +636,15 @@ async function measure(c: Clients, sockets: number, rate: number, seconds: numbe
 
   // drain: until every acknowledged send arrived everywhere, nothing new for a while, or a hard limit
   const count = async () =>
-    (await ask(c.child, { cmd: 'count' } satisfies ToClients, (m) => ((m as FromClients).type === 'count' ? (m as { unique: number }) : undefined), 10_000, 'count')).unique;
+    (
+      await ask(
+        c.child,
+        { cmd: 'count' } satisfies ToClients,
+        (m) => ((m as FromClients).type === 'count' ? (m as { unique: number }) : undefined),
+        10_000,
+        'count',
+      )
+    ).unique;
   let last = -1;
   let lastProgress = Date.now();
   while (Date.now() - lastSendAt < DRAIN_MAX_MS) {
@@ -560,7 +663,13 @@ async function measure(c: Clients, sockets: number, rate: number, seconds: numbe
   const skip = [...refused, ...unknown];
   // then let any backlog die down (it counts for this run, and does not leak into the next)
   await quiet(c.child, 1_000, QUIET_MAX_MS);
-  const r = await ask(c.child, { cmd: 'report', failed: skip } satisfies ToClients, (m) => ((m as FromClients).type === 'report' ? (m as PhaseReport) : undefined), 20_000, 'report');
+  const r = await ask(
+    c.child,
+    { cmd: 'report', failed: skip } satisfies ToClients,
+    (m) => ((m as FromClients).type === 'report' ? (m as PhaseReport) : undefined),
+    20_000,
+    'report',
+  );
 
   const all = mergeHist(r.hist[0], r.hist[1]);
   const h0 = mergeHist(r.hist[0]);
@@ -602,10 +711,13 @@ async function measure(c: Clients, sockets: number, rate: number, seconds: numbe
     saturated: skip.length > 0 || !(percentile(all, 99) < 5_000) || percentileOf(restMs, 50) > 2_000,
   };
   seqSeen = { backwards: r.seqBackwards, jumps: r.seqJumps };
-  if (Object.keys(r.lateByPhase).length) log(`    arrived after their run was reported, by run so far: ${JSON.stringify(r.lateByPhase)}`);
+  if (Object.keys(r.lateByPhase).length)
+    log(`    arrived after their run was reported, by run so far: ${JSON.stringify(r.lateByPhase)}`);
   if (r.lostEverywhere.length) {
     const shown = r.lostEverywhere.slice(0, 20);
-    log(`    ${r.lostEverywhere.length} acknowledged messages no socket received by the end of the drain: #${shown.join(', #')}${r.lostEverywhere.length > shown.length ? ', …' : ''}`);
+    log(
+      `    ${r.lostEverywhere.length} acknowledged messages no socket received by the end of the drain: #${shown.join(', #')}${r.lostEverywhere.length > shown.length ? ', …' : ''}`,
+    );
     result.lostInLog = await explainLost(phase, r.lostEverywhere);
   }
   return result;
@@ -615,11 +727,17 @@ async function measure(c: Clients, sockets: number, rate: number, seconds: numbe
 function better(a: RateResult, b: RateResult): RateResult {
   if (!a.unique || !b.unique) return a.unique ? a : b;
   if (Math.abs(a.missing - b.missing) > 0.001 * a.expected) return a.missing < b.missing ? a : b;
-  if (a.unanswered + a.refused !== b.unanswered + b.refused) return a.unanswered + a.refused < b.unanswered + b.refused ? a : b;
+  if (a.unanswered + a.refused !== b.unanswered + b.refused)
+    return a.unanswered + a.refused < b.unanswered + b.refused ? a : b;
   return a.p99 <= b.p99 ? a : b;
 }
 
-async function measureRates(label: string, c: Clients, sockets: number, send: Sender): Promise<{ best: RateResult[]; all: RateResult[] }> {
+async function measureRates(
+  label: string,
+  c: Clients,
+  sockets: number,
+  send: Sender,
+): Promise<{ best: RateResult[]; all: RateResult[] }> {
   seqSeen = { backwards: 0, jumps: 0 };
   // warm-up: every socket must get a message before anything is timed (rooms joined, code warm)
   const warm = await measure(c, sockets, 2, 2, send);
@@ -698,12 +816,19 @@ async function runChat(helpers: string, adapter: string): Promise<TargetResult &
     return { url: server ? s2.url : s1.url, token: userToken(userId(i)), server };
   });
   const c = await startClients(helpers, targets, [s1, s2], adapter);
-  log(`chat-service: ${c.connect.ok} sockets connected in ${c.connect.ms} ms (server CPU ${(c.serverConnectCpuMs / c.connect.ok).toFixed(2)} ms, clients ${(c.connect.cpuMs / c.connect.ok).toFixed(2)} ms per socket); quiet ${c.settle.ms} ms later; events while connecting: ${JSON.stringify(c.settle.byName)}`);
+  log(
+    `chat-service: ${c.connect.ok} sockets connected in ${c.connect.ms} ms (server CPU ${(c.serverConnectCpuMs / c.connect.ok).toFixed(2)} ms, clients ${(c.connect.cpuMs / c.connect.ok).toFixed(2)} ms per socket); quiet ${c.settle.ms} ms later; events while connecting: ${JSON.stringify(c.settle.byName)}`,
+  );
   await sleep(3_000);
   const after: [Mem, Mem] = await both(s1, s2, true);
 
   const sendErrors: string[] = [];
-  const { best, all } = await measureRates('chat-service', c, c.connect.ok, restSender(s1.url, channelId, sendErrors));
+  const { best, all } = await measureRates(
+    'chat-service',
+    c,
+    c.connect.ok,
+    restSender(s1.url, channelId, sendErrors),
+  );
   if (sendErrors.length) log(`  send errors: ${sendErrors.join(' | ')}`);
   await closeClients(c);
   await sleep(2_000);
@@ -712,10 +837,26 @@ async function runChat(helpers: string, adapter: string): Promise<TargetResult &
   const problems = [setup, s1, s2].map((s) => ({
     name: s.name,
     count: s.problemCount,
-    lines: [...s.problemKinds].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([k, n]) => `${n}× ${k}`),
+    lines: [...s.problemKinds]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 6)
+      .map(([k, n]) => `${n}× ${k}`),
   }));
-  for (const p of problems) if (p.count) log(`  ${p.name}: ${p.count} warn/error log lines:\n    ${p.lines.join('\n    ')}`);
-  return { channelId, rates: best, all, perServer: c.connect.perServer, before, after, connectMs: c.connect.ms, connectCpu: { server: c.serverConnectCpuMs / c.connect.ok, clients: c.connect.cpuMs / c.connect.ok }, settle: c.settle, sendErrors, problems };
+  for (const p of problems)
+    if (p.count) log(`  ${p.name}: ${p.count} warn/error log lines:\n    ${p.lines.join('\n    ')}`);
+  return {
+    channelId,
+    rates: best,
+    all,
+    perServer: c.connect.perServer,
+    before,
+    after,
+    connectMs: c.connect.ms,
+    connectCpu: { server: c.serverConnectCpuMs / c.connect.ok, clients: c.connect.cpuMs / c.connect.ok },
+    settle: c.settle,
+    sendErrors,
+    problems,
+  };
 }
 
 /** The floor; `envelope`: a chat-service `message.new` of this run, which it sends with each content. */
@@ -730,7 +871,9 @@ async function runBare(helpers: string, envelope: string): Promise<TargetResult>
     return { url: server ? s2.url : s1.url, server };
   });
   const c = await startClients(helpers, targets, [s1, s2]);
-  log(`bare Socket.IO: ${c.connect.ok} sockets connected in ${c.connect.ms} ms (server CPU ${(c.serverConnectCpuMs / c.connect.ok).toFixed(2)} ms, clients ${(c.connect.cpuMs / c.connect.ok).toFixed(2)} ms per socket)`);
+  log(
+    `bare Socket.IO: ${c.connect.ok} sockets connected in ${c.connect.ms} ms (server CPU ${(c.serverConnectCpuMs / c.connect.ok).toFixed(2)} ms, clients ${(c.connect.cpuMs / c.connect.ok).toFixed(2)} ms per socket)`,
+  );
   await sleep(3_000);
   const after: [Mem, Mem] = await both(s1, s2, false);
   const sendErrors: string[] = [];
@@ -738,7 +881,18 @@ async function runBare(helpers: string, envelope: string): Promise<TargetResult>
   if (sendErrors.length) log(`  send errors: ${sendErrors.join(' | ')}`);
   await closeClients(c);
   await Promise.all([stopChild(s1.child), stopChild(s2.child)]);
-  return { rates: best, all, perServer: c.connect.perServer, before, after, connectMs: c.connect.ms, connectCpu: { server: c.serverConnectCpuMs / c.connect.ok, clients: c.connect.cpuMs / c.connect.ok }, settle: c.settle, sendErrors, problems: [] };
+  return {
+    rates: best,
+    all,
+    perServer: c.connect.perServer,
+    before,
+    after,
+    connectMs: c.connect.ms,
+    connectCpu: { server: c.serverConnectCpuMs / c.connect.ok, clients: c.connect.cpuMs / c.connect.ok },
+    settle: c.settle,
+    sendErrors,
+    problems: [],
+  };
 }
 
 // ---------------------------------------------------------------- report
@@ -755,7 +909,8 @@ function perConn(r: TargetResult, k: keyof Mem): number {
 const n0 = (x: number) => Math.round(x).toLocaleString('en-US');
 const cpuPerMsg = (r: RateResult) => (r.serverCpuMs[0] + r.serverCpuMs[1]) / Math.max(1, r.sent);
 /** kept up: every send answered, ≥ 90 % of the offered deliveries/s, p99 under 2 s */
-const keptUp = (r: RateResult) => !r.refused && !r.unanswered && r.deliveriesPerSec >= 0.9 * r.rate * SOCKETS && r.p99 < 2_000;
+const keptUp = (r: RateResult) =>
+  !r.refused && !r.unanswered && r.deliveriesPerSec >= 0.9 * r.rate * SOCKETS && r.p99 < 2_000;
 
 /** The adapters side by side, each rate's better run, with the floor's. */
 function adapterTable(chats: [string, TargetResult][], bare: TargetResult): string {
@@ -763,7 +918,10 @@ function adapterTable(chats: [string, TargetResult][], bare: TargetResult): stri
     '| adapter | rate (msg/s) | deliveries/s | p50 / p99 (ms) | never arrived | server CPU per message, both instances (ms) | Redis CPU per message (ms) |',
     '|---|---:|---:|---:|---:|---:|---:|',
   ];
-  for (const [name, t] of [...chats, ['floor (bare Socket.IO, classic adapter)', bare] as [string, TargetResult]]) {
+  for (const [name, t] of [
+    ...chats,
+    ['floor (bare Socket.IO, classic adapter)', bare] as [string, TargetResult],
+  ]) {
     for (const r of t.rates) {
       const perMsg = (ms: number) => (ms / Math.max(1, r.sent - r.refused)).toFixed(2);
       rows.push(
@@ -801,7 +959,8 @@ function report(
   );
   chat.rates.forEach((c, i) => {
     const b = bare.rates[i]!;
-    const errs = c.refused || c.unanswered ? ` (${c.refused} refused, ${c.unanswered} unanswered of ${c.sent})` : '';
+    const errs =
+      c.refused || c.unanswered ? ` (${c.refused} refused, ${c.unanswered} unanswered of ${c.sent})` : '';
     lines.push(
       `| ${c.rate} | ${n0(c.rate * SOCKETS)} | ${n0(c.deliveriesPerSec)} | ${n0(b.deliveriesPerSec)} | ${ms(c.p50)} / ${ms(c.p99)} | ${ms(b.p50)} / ${ms(b.p99)} | ` +
         `${n0(c.missing)} of ${n0(c.expected)} | ${n0(b.missing)} of ${n0(b.expected)} | ${ms(c.restP50)} / ${ms(c.restP99)}${errs} | ${cpuPerMsg(c).toFixed(1)} / ${cpuPerMsg(b).toFixed(1)} |`,
@@ -856,7 +1015,9 @@ function report(
       (inLog
         ? `, including ${inLog} acknowledged messages committed in the event log that reached no socket at all, even after the drain and the quiet period: skipped by the publisher, not late`
         : '') +
-      (unsaturatedLoss.length ? ` (also in unsaturated runs at ${[...new Set(unsaturatedLoss.map((r) => r.rate))].join(', ')} msg/s, where nothing is queued: skipped by the publisher, not late)` : '') +
+      (unsaturatedLoss.length
+        ? ` (also in unsaturated runs at ${[...new Set(unsaturatedLoss.map((r) => r.rate))].join(', ')} msg/s, where nothing is queued: skipped by the publisher, not late)`
+        : '') +
       `. Floor: ${n0(bare.all.reduce((a, r) => a + r.missing, 0))}. Duplicates: ${chat.all.reduce((a, r) => a + r.duplicates, 0)}. ` +
       `Envelopes whose \`seq\` went backwards on a socket: ${n0(chat.all.reduce((a, r) => a + r.seqBackwards, 0))}.`,
   );
@@ -918,7 +1079,9 @@ async function main(): Promise<void> {
       .map((x) => x.toFixed(1))
       .join(' / ');
   const load = la();
-  log(`machine: ${machine}; load ${load}; ${SOCKETS} sockets, rates ${RATES.join(', ')} msg/s, ${SECONDS} s each, ${REPEATS} runs per rate`);
+  log(
+    `machine: ${machine}; load ${load}; ${SOCKETS} sockets, rates ${RATES.join(', ')} msg/s, ${SECONDS} s each, ${REPEATS} runs per rate`,
+  );
   cleanups.push(dropRedisKeys);
   const helpers = transpileHelpers();
 
@@ -930,7 +1093,13 @@ async function main(): Promise<void> {
   const chat = chats[0]![1];
   const bare = await runBare(helpers, chat.rates.find((r) => r.sample)?.sample ?? '');
   if (chats.length > 1) process.stdout.write(`\n${adapterTable(chats, bare)}\n`);
-  const section = report(chat, bare, { date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC', machine, load, loadEnd: la(), minutes: (Date.now() - started) / 60_000 });
+  const section = report(chat, bare, {
+    date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
+    machine,
+    load,
+    loadEnd: la(),
+    minutes: (Date.now() - started) / 60_000,
+  });
   process.stdout.write(`\n${section}\n`);
   if (WRITE) writeSection(section);
   clearTimeout(watchdog);

@@ -75,20 +75,41 @@ interface Sample {
 
 async function setup(baseUrl: string): Promise<Route[]> {
   const call = async (method: string, path: string, body: unknown, authorization = authHeader) => {
-    const res = await fetch(`${baseUrl}${path}`, { method, headers: { Authorization: authorization, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-    if (res.status >= 300) throw new Error(`setup: ${method} ${path} answered ${res.status} ${await res.text()}`);
+    const res = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: { Authorization: authorization, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (res.status >= 300)
+      throw new Error(`setup: ${method} ${path} answered ${res.status} ${await res.text()}`);
     return (await res.json()) as Record<string, unknown>;
   };
   await call('PUT', '/v1/users/ana', { name: 'Ana', metadata: { plan: 'pro' } });
   await call('PUT', '/v1/users/bo', { name: 'Bo' });
-  const ch = await call('POST', '/v1/channels', { type: 'group', external_id: 'bench', created_by: 'ana', member_external_ids: ['bo'] });
+  const ch = await call('POST', '/v1/channels', {
+    type: 'group',
+    external_id: 'bench',
+    created_by: 'ana',
+    member_external_ids: ['bo'],
+  });
   const iat = Math.floor(Date.now() / 1000);
   const jwt = `Bearer ${sign({ sub: 'ana', iat, exp: iat + 86_000 }, API_SECRET, { algorithm: 'HS256', keyid: API_KEY })}`;
   // a full page for the history route, whether or not the send route runs before it
-  for (let i = 0; i < 51; i++) await call('POST', `/v1/channels/${String(ch.id)}/messages`, { content: `seed ${i}` }, jwt);
+  for (let i = 0; i < 51; i++)
+    await call('POST', `/v1/channels/${String(ch.id)}/messages`, { content: `seed ${i}` }, jwt);
   return [
-    { name: 'GET /v1/users/:id (key pair)', method: 'GET', path: '/v1/users/ana', headers: { Authorization: authHeader } },
-    { name: 'GET /v1/me/channels (JWT)', method: 'GET', path: '/v1/me/channels', headers: { Authorization: jwt } },
+    {
+      name: 'GET /v1/users/:id (key pair)',
+      method: 'GET',
+      path: '/v1/users/ana',
+      headers: { Authorization: authHeader },
+    },
+    {
+      name: 'GET /v1/me/channels (JWT)',
+      method: 'GET',
+      path: '/v1/me/channels',
+      headers: { Authorization: jwt },
+    },
     {
       name: 'POST …/messages (JWT)',
       method: 'POST',
@@ -123,8 +144,16 @@ async function measure(build: string, spec: string, mode: Mode): Promise<Sample[
   const out: Sample[] = [];
   try {
     const routes = await setup(server.baseUrl);
-    for (const r of routes.filter((x) => !process.env.BENCH_ROUTE || process.env.BENCH_ROUTE.split(',').some((p) => x.name.startsWith(p)))) {
-      const opts = { url: `${server.baseUrl}${r.path}`, method: r.method, headers: r.headers, body: r.body, connections: CONNECTIONS };
+    for (const r of routes.filter(
+      (x) => !process.env.BENCH_ROUTE || process.env.BENCH_ROUTE.split(',').some((p) => x.name.startsWith(p)),
+    )) {
+      const opts = {
+        url: `${server.baseUrl}${r.path}`,
+        method: r.method,
+        headers: r.headers,
+        body: r.body,
+        connections: CONNECTIONS,
+      };
       // `amount`: a fixed number of requests (not in bench/autocannon.d.ts, hence the variables)
       const warm = { ...opts, amount: Math.min(2000, REQUESTS) };
       const run = { ...opts, amount: REQUESTS };
@@ -134,7 +163,13 @@ async function measure(build: string, spec: string, mode: Mode): Promise<Sample[
       const res = await autocannon(run);
       const ticks = cpuTicks(server.pid) - before;
       if (profDir) process.kill(server.pid, 'SIGUSR2');
-      out.push({ build, route: r.name, cpuUsPerRequest: (ticks * TICK_US) / res.requests.total, requestsPerSecond: Math.round(res.requests.average), non2xx: res.non2xx });
+      out.push({
+        build,
+        route: r.name,
+        cpuUsPerRequest: (ticks * TICK_US) / res.requests.total,
+        requestsPerSecond: Math.round(res.requests.average),
+        non2xx: res.non2xx,
+      });
     }
   } finally {
     await server.stop();
@@ -146,25 +181,40 @@ async function measure(build: string, spec: string, mode: Mode): Promise<Sample[
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const mode: Mode = args.includes('--mode=embedded') ? 'embedded' : 'postgres';
-  const builds = args.filter((a) => !a.startsWith('--')).map((a): [string, string] => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]);
+  const builds = args
+    .filter((a) => !a.startsWith('--'))
+    .map((a): [string, string] => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]);
   if (!builds.length) builds.push(['current', `${__dirname}/../dist/main.js`]);
-  const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
-  process.stdout.write(`mode ${mode}, ${REQUESTS} requests per route, ${CONNECTIONS} connections, load average ${load()}\n`);
+  const load = () =>
+    loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ');
+  process.stdout.write(
+    `mode ${mode}, ${REQUESTS} requests per route, ${CONNECTIONS} connections, load average ${load()}\n`,
+  );
   const all: Sample[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name, path] of round % 2 ? [...builds].reverse() : builds) {
       for (const s of await measure(name, path, mode)) {
         all.push(s);
-        process.stdout.write(`  ${s.build.padEnd(10)} ${s.route.padEnd(30)} ${s.cpuUsPerRequest.toFixed(0).padStart(6)} µs CPU/request  ${String(s.requestsPerSecond).padStart(6)} req/s  non-2xx ${s.non2xx}\n`);
+        process.stdout.write(
+          `  ${s.build.padEnd(10)} ${s.route.padEnd(30)} ${s.cpuUsPerRequest.toFixed(0).padStart(6)} µs CPU/request  ${String(s.requestsPerSecond).padStart(6)} req/s  non-2xx ${s.non2xx}\n`,
+        );
       }
     }
   }
   process.stdout.write(`median of ${ROUNDS} rounds (load average now ${load()}):\n`);
   for (const [name] of builds) {
     for (const route of [...new Set(all.map((s) => s.route))]) {
-      const xs = all.filter((s) => s.build === name && s.route === route).map((s) => s.cpuUsPerRequest).sort((a, b) => a - b);
-      const med = xs.length % 2 ? xs[(xs.length - 1) / 2]! : (xs[xs.length / 2 - 1]! + xs[xs.length / 2]!) / 2;
-      process.stdout.write(`  ${name.padEnd(10)} ${route.padEnd(30)} ${med.toFixed(0).padStart(6)} µs CPU/request\n`);
+      const xs = all
+        .filter((s) => s.build === name && s.route === route)
+        .map((s) => s.cpuUsPerRequest)
+        .sort((a, b) => a - b);
+      const med =
+        xs.length % 2 ? xs[(xs.length - 1) / 2]! : (xs[xs.length / 2 - 1]! + xs[xs.length / 2]!) / 2;
+      process.stdout.write(
+        `  ${name.padEnd(10)} ${route.padEnd(30)} ${med.toFixed(0).padStart(6)} µs CPU/request\n`,
+      );
     }
   }
 }

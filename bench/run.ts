@@ -17,8 +17,12 @@ function header(started: Date, loadBefore: string, loadAfter: string): string {
     `Command: \`npm run bench\` (builds dist/ if it is stale, then \`npx ts-node --transpile-only bench/run.ts\`). ` +
     `Run ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC; machine: ${machine()}; ` +
     `load average ${loadBefore} at the start, ${loadAfter} at the end` +
-    (Number(loadBefore.split(' / ')[0]) > 1.5 ? ' (**shared with other work: the numbers are noisy, a lower bound**).' : '.') +
-    (process.env.BENCH_MAIN ? ` The service was \`${process.env.BENCH_MAIN}\` (BENCH_MAIN: a build of a snapshot of the working tree).` : '')
+    (Number(loadBefore.split(' / ')[0]) > 1.5
+      ? ' (**shared with other work: the numbers are noisy, a lower bound**).'
+      : '.') +
+    (process.env.BENCH_MAIN
+      ? ` The service was \`${process.env.BENCH_MAIN}\` (BENCH_MAIN: a build of a snapshot of the working tree).`
+      : '')
   );
 }
 

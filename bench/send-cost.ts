@@ -1,5 +1,13 @@
 import { readFileSync } from 'fs';
-import { backendApi, freshStorage, loadAverage, machine, median, startServer, writeBenchmarkSection } from './lib';
+import {
+  backendApi,
+  freshStorage,
+  loadAverage,
+  machine,
+  median,
+  startServer,
+  writeBenchmarkSection,
+} from './lib';
 
 /**
  * `npm run bench:send-cost` (needs `npm run build`): what a send's request path costs in a large channel
@@ -13,7 +21,8 @@ import { backendApi, freshStorage, loadAverage, machine, median, startServer, wr
  * after they settle), latency from the client. Writes "A send's cost by channel size" in
  * docs/BENCHMARKS.md (`--no-write`: print only).
  */
-const arg = (name: string, dflt: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? dflt;
+const arg = (name: string, dflt: string) =>
+  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? dflt;
 const MEMBERS = Number(arg('members', '5002'));
 const SENDS = Number(arg('sends', '400'));
 const CONCURRENCY = Number(arg('concurrency', '8'));
@@ -21,7 +30,8 @@ const ROUNDS = Number(arg('rounds', '3'));
 const WRITE = !process.argv.includes('--no-write');
 const SENDER = 'cost-sender';
 
-const log = (s: string) => process.stdout.write(`[send-cost ${new Date().toISOString().slice(11, 19)}] ${s}\n`);
+const log = (s: string) =>
+  process.stdout.write(`[send-cost ${new Date().toISOString().slice(11, 19)}] ${s}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const TICK_MS = 10; // USER_HZ = 100
 
@@ -34,10 +44,29 @@ async function setup(base: string): Promise<{ big: string; small: string }> {
   const others = Array.from({ length: MEMBERS - 1 }, (_, i) => `cost-u${String(i).padStart(5, '0')}`);
   const all = [SENDER, 'cost-partner', ...others];
   for (let i = 0; i < all.length; i += 100)
-    await backendApi(base, 'POST', '/v1/users', { users: all.slice(i, i + 100).map((external_id) => ({ external_id, name: external_id })) });
-  const big = (await backendApi(base, 'POST', '/v1/channels', { type: 'group', external_id: 'cost-big', created_by: SENDER, member_external_ids: others.slice(0, 500) })).id!;
-  for (let i = 500; i < others.length; i += 500) await backendApi(base, 'POST', `/v1/channels/${big}/members`, { member_external_ids: others.slice(i, i + 500) });
-  const small = (await backendApi(base, 'POST', '/v1/channels', { type: 'group', external_id: 'cost-small', created_by: SENDER, member_external_ids: ['cost-partner'] })).id!;
+    await backendApi(base, 'POST', '/v1/users', {
+      users: all.slice(i, i + 100).map((external_id) => ({ external_id, name: external_id })),
+    });
+  const big = (
+    await backendApi(base, 'POST', '/v1/channels', {
+      type: 'group',
+      external_id: 'cost-big',
+      created_by: SENDER,
+      member_external_ids: others.slice(0, 500),
+    })
+  ).id!;
+  for (let i = 500; i < others.length; i += 500)
+    await backendApi(base, 'POST', `/v1/channels/${big}/members`, {
+      member_external_ids: others.slice(i, i + 500),
+    });
+  const small = (
+    await backendApi(base, 'POST', '/v1/channels', {
+      type: 'group',
+      external_id: 'cost-small',
+      created_by: SENDER,
+      member_external_ids: ['cost-partner'],
+    })
+  ).id!;
   return { big, small };
 }
 
@@ -56,7 +85,10 @@ async function sends(base: string, channelId: string, count: number, tag: string
     while (next < count) {
       const n = next++;
       const started = performance.now();
-      await backendApi(base, 'POST', `/v1/channels/${channelId}/messages`, { content: `${tag} ${n} hello @cost-partner`, user_external_id: SENDER });
+      await backendApi(base, 'POST', `/v1/channels/${channelId}/messages`, {
+        content: `${tag} ${n} hello @cost-partner`,
+        user_external_id: SENDER,
+      });
       latencies.push(performance.now() - started);
     }
   };
@@ -64,20 +96,26 @@ async function sends(base: string, channelId: string, count: number, tag: string
   return latencies.sort((a, b) => a - b);
 }
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 async function main(): Promise<void> {
   const started = Date.now();
   const loadStart = loadAverage();
   const storage = await freshStorage('postgres');
-  const server = await startServer(storage, { SERVICE_RATE_LIMIT_MESSAGES_PER_MINUTE: '100000', LOG_LEVEL: 'warn' });
+  const server = await startServer(storage, {
+    SERVICE_RATE_LIMIT_MESSAGES_PER_MINUTE: '100000',
+    LOG_LEVEL: 'warn',
+  });
   try {
     log(`${machine()}; load ${loadStart}`);
     const channels = await setup(server.baseUrl);
     log(`channels of ${MEMBERS} and 2 members ready`);
-    for (const which of ['big', 'small'] as const) await sends(server.baseUrl, channels[which], 300, `warm-${which}`);
+    for (const which of ['big', 'small'] as const)
+      await sends(server.baseUrl, channels[which], 300, `warm-${which}`);
     const order: ('big' | 'small')[] = [];
-    for (let r = 0; r < ROUNDS; r++) order.push(...(r % 2 ? (['small', 'big'] as const) : (['big', 'small'] as const)));
+    for (let r = 0; r < ROUNDS; r++)
+      order.push(...(r % 2 ? (['small', 'big'] as const) : (['big', 'small'] as const)));
     const runs: Run[] = [];
     for (const [i, channel] of order.entries()) {
       await sleep(1_000); // the previous run's followers settle
@@ -85,11 +123,19 @@ async function main(): Promise<void> {
       const latencies = await sends(server.baseUrl, channels[channel], SENDS, `run-${i}`);
       await sleep(1_000);
       // the pause's idle CPU (timers, followers' empty passes) is in both kinds of run alike
-      const run: Run = { channel, cpuPerSend: (cpuMs(server.pid) - cpu0) / SENDS, p50: pct(latencies, 50), p99: pct(latencies, 99) };
+      const run: Run = {
+        channel,
+        cpuPerSend: (cpuMs(server.pid) - cpu0) / SENDS,
+        p50: pct(latencies, 50),
+        p99: pct(latencies, 99),
+      };
       runs.push(run);
-      log(`${channel}: Node CPU ${run.cpuPerSend.toFixed(2)} ms/send, p50 ${run.p50.toFixed(1)} ms, p99 ${run.p99.toFixed(1)} ms`);
+      log(
+        `${channel}: Node CPU ${run.cpuPerSend.toFixed(2)} ms/send, p50 ${run.p50.toFixed(1)} ms, p99 ${run.p99.toFixed(1)} ms`,
+      );
     }
-    const of = (c: 'big' | 'small', k: 'cpuPerSend' | 'p50' | 'p99') => median(runs.filter((r) => r.channel === c).map((r) => r[k]));
+    const of = (c: 'big' | 'small', k: 'cpuPerSend' | 'p50' | 'p99') =>
+      median(runs.filter((r) => r.channel === c).map((r) => r[k]));
     const ratio = (k: 'cpuPerSend' | 'p50' | 'p99') => of('big', k) / of('small', k);
     const list = (c: 'big' | 'small', k: 'cpuPerSend' | 'p50' | 'p99') =>
       runs

@@ -30,7 +30,8 @@ export async function benchStartup(mode: Mode, runs = RUNS): Promise<StartupResu
   return result;
 }
 
-const fmt = (xs: number[]) => `median ${Math.round(median(xs))} ms (min ${Math.round(Math.min(...xs))}, max ${Math.round(Math.max(...xs))})`;
+const fmt = (xs: number[]) =>
+  `median ${Math.round(median(xs))} ms (min ${Math.round(Math.min(...xs))}, max ${Math.round(Math.max(...xs))})`;
 
 export function formatStartup(r: StartupResult): string {
   return `start-up to /readyz  ${r.mode.padEnd(8)}  cold ${fmt(r.coldMs)}; warm ${fmt(r.warmMs)}; ${r.runs} runs`;

@@ -28,7 +28,10 @@ export const BODY_LIMIT_BYTES = 256 * 1024;
 export const VERSION: string = (require('../package.json') as { version: string }).version;
 
 /** Builds the application exactly as production runs it; main.ts and the e2e tests both use this. */
-export async function createApp(config: AppConfig, opts: { logs?: boolean } = {}): Promise<NestExpressApplication> {
+export async function createApp(
+  config: AppConfig,
+  opts: { logs?: boolean } = {},
+): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     bodyParser: false,
     bufferLogs: true,
@@ -56,14 +59,22 @@ export async function createApp(config: AppConfig, opts: { logs?: boolean } = {}
   // body-parser errors (too large, bad JSON) happen before Nest: answer them in the contract's shape here.
   // Local-driver uploads are raw bodies of any allowed type, streamed to disk by their own route.
   app.use((req: Request, res: Response, next: NextFunction) =>
-    req.path.startsWith(UPLOADS_PREFIX) ? next() : parseJson(req, res, (err?: unknown) => (err ? sendError(err, req, res, errorLogger) : next())),
+    req.path.startsWith(UPLOADS_PREFIX)
+      ? next()
+      : parseJson(req, res, (err?: unknown) => (err ? sendError(err, req, res, errorLogger) : next())),
   );
   // one check of every input at the edge: NUL bytes, lone surrogates, nesting depth (issue 11)
   app.use(inputHygieneMiddleware((err, req, res) => sendError(err, req, res, errorLogger)));
   answerClientErrors(app.getHttpServer());
   app.useGlobalPipes(createValidationPipe());
   app.useWebSocketAdapter(
-    new RealtimeIoAdapter(app, app.get(RedisService), config.corsOrigins, app.get(Metrics), config.SERVICE_REDIS_ADAPTER),
+    new RealtimeIoAdapter(
+      app,
+      app.get(RedisService),
+      config.corsOrigins,
+      app.get(Metrics),
+      config.SERVICE_REDIS_ADAPTER,
+    ),
   );
   // no enableShutdownHooks(): main.ts owns SIGTERM/SIGINT and calls app.close() once (two concurrent
   // closes ran every shutdown hook twice: "Called end on pool more than once", exit code 1)
@@ -74,7 +85,10 @@ export async function createApp(config: AppConfig, opts: { logs?: boolean } = {}
 
 export function setupOpenApi(app: INestApplication, config: AppConfig): void {
   const document = buildOpenApiDocument(app, { version: VERSION, serverUrl: config.baseUrl });
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', customSiteTitle: 'chat-service API' });
+  SwaggerModule.setup('docs', app, document, {
+    jsonDocumentUrl: 'docs-json',
+    customSiteTitle: 'chat-service API',
+  });
 }
 
 /**
@@ -92,7 +106,9 @@ function answerClientErrors(server: Server): void {
     const body = JSON.stringify({
       error: {
         code: 'VALIDATION_ERROR',
-        message: tooLarge ? 'The request headers are too large (at most 16 KiB)' : 'The request could not be parsed',
+        message: tooLarge
+          ? 'The request headers are too large (at most 16 KiB)'
+          : 'The request could not be parsed',
       },
     });
     socket.end(
@@ -100,4 +116,3 @@ function answerClientErrors(server: Server): void {
     );
   });
 }
-

@@ -48,7 +48,32 @@ import { DemoModule } from './demo/demo.module';
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
-    const api: Type[] = config.SERVICE_ROLE === 'worker' ? [] : [WorkspacesApiModule, UsersModule, ChannelsModule, MyChannelsModule, ReceiptsModule, MessagesModule, ReactionsModule, BlocksModule, MutesModule, WebhooksModule, RealtimeModule, SyncModule, AttachmentsModule, DevicesModule, SearchModule, PinsModule, ModerationModule, BansModule, FlagsModule, ExportsModule, ErasuresModule];
+    const api: Type[] =
+      config.SERVICE_ROLE === 'worker'
+        ? []
+        : [
+            WorkspacesApiModule,
+            UsersModule,
+            ChannelsModule,
+            MyChannelsModule,
+            ReceiptsModule,
+            MessagesModule,
+            ReactionsModule,
+            BlocksModule,
+            MutesModule,
+            WebhooksModule,
+            RealtimeModule,
+            SyncModule,
+            AttachmentsModule,
+            DevicesModule,
+            SearchModule,
+            PinsModule,
+            ModerationModule,
+            BansModule,
+            FlagsModule,
+            ExportsModule,
+            ErasuresModule,
+          ];
     // the demo's development sign-in (SERVICE_DEMO): without it, /demo/api/session is simply not there (404)
     if (config.SERVICE_ROLE !== 'worker' && config.demoSignIn) api.push(DemoModule);
     return {

@@ -83,13 +83,22 @@ async function withWorkspaces<T>(config: AppConfig, fn: (svc: WorkspacesService)
   return withDatabase(config, async (handle) => {
     await runMigrations(handle);
     const box = new SecretBox(loadEncryptionKey(config));
-    const service = new WorkspacesService(handle.dataSource, new WorkspacesRepository(handle.dataSource), box);
+    const service = new WorkspacesService(
+      handle.dataSource,
+      new WorkspacesRepository(handle.dataSource),
+      box,
+    );
     return fn(service);
   });
 }
 
 async function withDatabase<T>(config: AppConfig, fn: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
-  const handle = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.SERVICE_DATA_DIR, poolSize: 2, holder: 'cli' });
+  const handle = await openDatabase({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.SERVICE_DATA_DIR,
+    poolSize: 2,
+    holder: 'cli',
+  });
   try {
     return await fn(handle);
   } finally {
@@ -145,9 +154,21 @@ async function workspaceList(config: AppConfig, p: Parsed, io: CliIo): Promise<n
     io.out('No workspaces.\n');
     return EXIT.ok;
   }
-  const rows = [['ID', 'NAME', 'API_KEY', 'CREATED_AT'], ...all.map((w) => [w.id, w.name, w.api_key ?? '-', w.created_at])];
+  const rows = [
+    ['ID', 'NAME', 'API_KEY', 'CREATED_AT'],
+    ...all.map((w) => [w.id, w.name, w.api_key ?? '-', w.created_at]),
+  ];
   const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => r[col]!.length)));
-  io.out(`${rows.map((r) => r.map((cell, col) => cell.padEnd(widths[col]!)).join('  ').trimEnd()).join('\n')}\n`);
+  io.out(
+    `${rows
+      .map((r) =>
+        r
+          .map((cell, col) => cell.padEnd(widths[col]!))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n')}\n`,
+  );
   return EXIT.ok;
 }
 
@@ -185,7 +206,11 @@ async function migrate(config: AppConfig, p: Parsed, io: CliIo): Promise<number>
 }
 
 /** Runs one command; answers the exit code instead of exiting, so tests can call it. */
-export async function runCli(argv: string[], io: CliIo = stdio, env: NodeJS.ProcessEnv = environment()): Promise<number> {
+export async function runCli(
+  argv: string[],
+  io: CliIo = stdio,
+  env: NodeJS.ProcessEnv = environment(),
+): Promise<number> {
   let parsed: Parsed;
   try {
     parsed = parseArgs(argv);
@@ -210,7 +235,10 @@ export async function runCli(argv: string[], io: CliIo = stdio, env: NodeJS.Proc
     throw e;
   }
 
-  const rest: Parsed = { positional: parsed.positional.slice(group === 'workspace' ? 2 : 1), flags: parsed.flags };
+  const rest: Parsed = {
+    positional: parsed.positional.slice(group === 'workspace' ? 2 : 1),
+    flags: parsed.flags,
+  };
   try {
     if (group === 'migrate') return await migrate(config, rest, io);
     if (group === 'workspace') {
@@ -222,7 +250,9 @@ export async function runCli(argv: string[], io: CliIo = stdio, env: NodeJS.Proc
         case 'delete':
           return await workspaceDelete(config, rest, io);
         default:
-          throw new UsageError(command ? `unknown workspace command "${command}"` : 'workspace needs a command');
+          throw new UsageError(
+            command ? `unknown workspace command "${command}"` : 'workspace needs a command',
+          );
       }
     }
     throw new UsageError(`unknown command "${group}"`);

@@ -37,7 +37,10 @@ async function main(): Promise<void> {
   const started = Date.now();
   // before anything starts: a rejection nobody handled is logged and counted, never the end of the process
   const counting: { metrics?: Metrics } = {};
-  process.on('unhandledRejection', unhandledRejectionHandler(new Logger('Process'), () => counting.metrics));
+  process.on(
+    'unhandledRejection',
+    unhandledRejectionHandler(new Logger('Process'), () => counting.metrics),
+  );
   const app = await createApp(config);
   counting.metrics = app.get(Metrics);
   await app.listen(config.PORT);
@@ -76,6 +79,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`chat-service failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.stderr.write(
+    `chat-service failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+  );
   process.exit(1);
 });

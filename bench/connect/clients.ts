@@ -15,7 +15,10 @@ export interface Target {
   presence?: 'each' | 'batch' | 'none';
 }
 
-export type ToConnectClients = { cmd: 'connect'; targets: Target[]; batch: number } | { cmd: 'quiet'; quietMs: number; maxMs: number } | { cmd: 'close' };
+export type ToConnectClients =
+  | { cmd: 'connect'; targets: Target[]; batch: number }
+  | { cmd: 'quiet'; quietMs: number; maxMs: number }
+  | { cmd: 'close' };
 
 export interface Connected {
   type: 'connected';
@@ -80,8 +83,12 @@ let cpu0 = cpuMicros();
 /** bench users are `bench-u00042`: their index */
 const indexOf = (externalId: string) => Number(/(\d+)$/.exec(externalId)?.[1] ?? -1);
 
-function change(i: number, d: { external_id?: unknown; online?: unknown; last_seen_at?: unknown } | undefined): boolean {
-  if (typeof d?.external_id !== 'string' || typeof d.online !== 'boolean' || !('last_seen_at' in d)) return false;
+function change(
+  i: number,
+  d: { external_id?: unknown; online?: unknown; last_seen_at?: unknown } | undefined,
+): boolean {
+  if (typeof d?.external_id !== 'string' || typeof d.online !== 'boolean' || !('last_seen_at' in d))
+    return false;
   if (d.online) online++;
   else offline++;
   state[i]!.set(indexOf(d.external_id), d.online);
@@ -91,16 +98,33 @@ function change(i: number, d: { external_id?: unknown; online?: unknown; last_se
 function onPresence(i: number, env: unknown): void {
   presence++;
   lastPresenceAt = lastEventAt = Date.now();
-  const e = env as { v?: unknown; type?: unknown; data?: { external_id?: unknown; online?: unknown; last_seen_at?: unknown }; ts?: unknown } | null;
-  if (e?.v !== 1 || e.type !== 'presence.changed' || typeof e.ts !== 'string' || !change(i, e.data)) malformed++;
+  const e = env as {
+    v?: unknown;
+    type?: unknown;
+    data?: { external_id?: unknown; online?: unknown; last_seen_at?: unknown };
+    ts?: unknown;
+  } | null;
+  if (e?.v !== 1 || e.type !== 'presence.changed' || typeof e.ts !== 'string' || !change(i, e.data))
+    malformed++;
 }
 
 function onBatch(i: number, env: unknown): void {
   batches++;
   lastPresenceAt = lastEventAt = Date.now();
-  const e = env as { v?: unknown; type?: unknown; data?: { online?: unknown; offline?: unknown }; ts?: unknown } | null;
+  const e = env as {
+    v?: unknown;
+    type?: unknown;
+    data?: { online?: unknown; offline?: unknown };
+    ts?: unknown;
+  } | null;
   const { online: on, offline: off } = e?.data ?? {};
-  if (e?.v !== 1 || e.type !== 'presence.batch' || typeof e.ts !== 'string' || !Array.isArray(on) || !Array.isArray(off)) {
+  if (
+    e?.v !== 1 ||
+    e.type !== 'presence.batch' ||
+    typeof e.ts !== 'string' ||
+    !Array.isArray(on) ||
+    !Array.isArray(off)
+  ) {
     malformed++;
     return;
   }
@@ -158,7 +182,15 @@ async function connectAll(targets: Target[], batch: number): Promise<void> {
     );
   }
   const ms = Date.now() - t0;
-  send({ type: 'connected', ok: targets.length - failed, failed, errors, ms, connectedAt, presenceDuringConnect: presence + batches });
+  send({
+    type: 'connected',
+    ok: targets.length - failed,
+    failed,
+    errors,
+    ms,
+    connectedAt,
+    presenceDuringConnect: presence + batches,
+  });
 }
 
 async function quiet(quietMs: number, maxMs: number): Promise<void> {

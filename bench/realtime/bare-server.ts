@@ -12,7 +12,9 @@ import { Server } from 'socket.io';
 import type { FromServer, ToServer } from './protocol';
 
 const port = Number(process.env.PORT);
-const envelope = process.env.ENVELOPE ? (JSON.parse(process.env.ENVELOPE) as { seq?: number; data?: object }) : null;
+const envelope = process.env.ENVELOPE
+  ? (JSON.parse(process.env.ENVELOPE) as { seq?: number; data?: object })
+  : null;
 let seq = 0;
 const http = createServer((req, res) => {
   if (req.method === 'POST' && req.url === '/emit') {
@@ -22,7 +24,10 @@ const http = createServer((req, res) => {
     req.on('end', () => {
       try {
         const { content } = JSON.parse(body) as { content: string };
-        io.emit('message.new', envelope ? { ...envelope, seq: ++seq, data: { ...envelope.data, content } } : { content });
+        io.emit(
+          'message.new',
+          envelope ? { ...envelope, seq: ++seq, data: { ...envelope.data, content } } : { content },
+        );
         res.writeHead(201, { 'content-type': 'application/json' }).end('{"ok":true}');
       } catch {
         res.writeHead(400).end();

@@ -145,7 +145,16 @@ async function connectAll(targets: SocketTarget[], concurrency: number, timeoutM
   const ok = sockets.filter(Boolean);
   const perServer: [number, number] = [0, 0];
   sockets.forEach((s, i) => s && perServer[servers[i]!]++);
-  send({ type: 'connected', ok: ok.length, failed, errors, ms: Date.now() - started, perServer, cpuMs: (cpuMicros() - cpu0) / 1000, byName: { ...byName } });
+  send({
+    type: 'connected',
+    ok: ok.length,
+    failed,
+    errors,
+    ms: Date.now() - started,
+    perServer,
+    cpuMs: (cpuMicros() - cpu0) / 1000,
+    byName: { ...byName },
+  });
 }
 
 async function quiet(quietMs: number, maxMs: number): Promise<void> {
@@ -177,7 +186,8 @@ function report(failed: number[]): void {
   }
   for (let i = 0; i < sockets.length; i++) {
     if (!sockets[i]) continue;
-    for (let n = 0; n < p.messages; n++) if (!skip.has(n) && !p.seen[i * p.messages + n]) missingPerServer[servers[i]!]++;
+    for (let n = 0; n < p.messages; n++)
+      if (!skip.has(n) && !p.seen[i * p.messages + n]) missingPerServer[servers[i]!]++;
   }
   send({
     type: 'report',

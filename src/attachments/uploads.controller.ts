@@ -43,15 +43,25 @@ export class UploadsController {
    */
   @Put('v1/uploads/*key')
   @Auth('public')
-  @ApiParam({ name: 'key', type: String, description: 'The object key from presign (`<workspace>/<uuid>/<name>`)' })
+  @ApiParam({
+    name: 'key',
+    type: String,
+    description: 'The object key from presign (`<workspace>/<uuid>/<name>`)',
+  })
   @ApiQuery({ name: 'expires', type: 'integer', description: 'Unix time the URL expires (signed)' })
   @ApiQuery({ name: 'size', type: 'integer', description: 'Declared size in bytes (signed)' })
   @ApiQuery({ name: 'type', type: String, description: 'Declared MIME type (signed)' })
   @ApiQuery({ name: 'sig', type: String, description: 'HMAC-SHA256 signature' })
   @ApiOperation({ operationId: 'uploadFile', summary: 'Upload a file to a presigned URL (local driver)' })
   @ApiConsumes('application/octet-stream')
-  @ApiBody({ description: 'The bytes, sent with the Content-Type declared at presign', schema: { type: 'string', format: 'binary' } })
-  @ApiOkResponse({ description: 'Stored', headers: { ETag: { description: 'The stored object', schema: { type: 'string' } } } })
+  @ApiBody({
+    description: 'The bytes, sent with the Content-Type declared at presign',
+    schema: { type: 'string', format: 'binary' },
+  })
+  @ApiOkResponse({
+    description: 'Stored',
+    headers: { ETag: { description: 'The stored object', schema: { type: 'string' } } },
+  })
   @ApiErrors({
     400: 'VALIDATION_ERROR: a Content-Type or Content-Length other than declared at presign, or fewer bytes than declared',
     403: 'FORBIDDEN: an expired or altered URL, or one whose workspace was deleted',

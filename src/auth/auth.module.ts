@@ -11,7 +11,12 @@ import { WorkspaceKeyCache } from './workspace-key.cache';
  */
 @Global()
 @Module({
-  providers: [WorkspaceKeyCache, UserIdCache, CredentialsService, { provide: Authenticator, useExisting: CredentialsService }],
+  providers: [
+    WorkspaceKeyCache,
+    UserIdCache,
+    CredentialsService,
+    { provide: Authenticator, useExisting: CredentialsService },
+  ],
   exports: [WorkspaceKeyCache, UserIdCache, CredentialsService, Authenticator],
 })
 export class AuthModule {}

@@ -89,7 +89,10 @@ export class CredentialsService extends Authenticator {
    * `lookup` finds the user's id (by default through the cache); a socket's handshake passes its own,
    * which loads what the socket needs with it.
    */
-  async userSession(token: string, lookup: UserLookup = (w, e) => this.userIds.get(w, e)): Promise<{ principal: UserPrincipal; validUntil: number }> {
+  async userSession(
+    token: string,
+    lookup: UserLookup = (w, e) => this.userIds.get(w, e),
+  ): Promise<{ principal: UserPrincipal; validUntil: number }> {
     const jwt = parseJwt(token);
     if (!jwt) throw unauthorized('Malformed token');
     const { header, payload } = jwt;
@@ -106,7 +109,8 @@ export class CredentialsService extends Authenticator {
     const { iat, exp } = payload;
     if (typeof iat !== 'number' || typeof exp !== 'number') throw unauthorized('The token needs iat and exp');
     if (exp - iat > MAX_TOKEN_LIFETIME_SECONDS) throw unauthorized('The token lives longer than 24 hours');
-    if (iat > Date.now() / 1000 + CLOCK_SKEW_SECONDS) throw unauthorized('The token was issued in the future');
+    if (iat > Date.now() / 1000 + CLOCK_SKEW_SECONDS)
+      throw unauthorized('The token was issued in the future');
 
     // no user has such an id (nor one with a NUL, which the pattern lets through and PostgreSQL cannot
     // hold): not worth a lookup, nor able to fail one that other handshakes share
@@ -117,7 +121,9 @@ export class CredentialsService extends Authenticator {
     // again) is refused: by the user id a token issued here carries (`uid`), else by its `iat` against
     // the user's creation (in the UUIDv7 id), within the clock skew allowed for a backend's own tokens
     const earlier =
-      typeof payload.uid === 'string' ? payload.uid !== userId : iat < uuidv7Millis(userId) / 1000 - CLOCK_SKEW_SECONDS;
+      typeof payload.uid === 'string'
+        ? payload.uid !== userId
+        : iat < uuidv7Millis(userId) / 1000 - CLOCK_SKEW_SECONDS;
     if (earlier) throw unauthorized('The token was issued to an earlier user of this external id');
     return {
       principal: { kind: 'user', workspaceId: key.workspaceId, userId, externalId: sub },
@@ -135,7 +141,10 @@ export class CredentialsService extends Authenticator {
     if (!key) throw new AppError('INTERNAL');
     const iat = Math.floor(Date.now() / 1000);
     const exp = iat + ttlSeconds;
-    const token = sign({ sub: user.external_id, uid: user.id, iat, exp }, key.hmac, { algorithm: 'HS256', keyid: key.apiKey });
+    const token = sign({ sub: user.external_id, uid: user.id, iat, exp }, key.hmac, {
+      algorithm: 'HS256',
+      keyid: key.apiKey,
+    });
     return { token, expires_at: new Date(exp * 1000).toISOString() };
   }
 

@@ -8,11 +8,15 @@ const now = () => Math.floor(Date.now() / 1000);
 const b64 = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
 const forge = (header: unknown, payload: unknown, secret: string | null = SECRET, alg = 'sha256') => {
   const input = `${b64(header)}.${b64(payload)}`;
-  return secret === null ? `${input}.` : `${input}.${createHmac(alg, secret).update(input).digest('base64url')}`;
+  return secret === null
+    ? `${input}.`
+    : `${input}.${createHmac(alg, secret).update(input).digest('base64url')}`;
 };
 const valid = (token: string) => {
   const jwt = parseJwt(token);
-  return !!jwt && jwt.header.alg === 'HS256' && hs256SignatureOk(jwt, key) && checkTimeClaims(jwt.payload) === 'ok';
+  return (
+    !!jwt && jwt.header.alg === 'HS256' && hs256SignatureOk(jwt, key) && checkTimeClaims(jwt.payload) === 'ok'
+  );
 };
 
 describe('HS256 verification', () => {
@@ -32,7 +36,9 @@ describe('HS256 verification', () => {
     const token = forge({ alg: 'HS256', kid: 'pk_a' }, { sub: 'ana', exp: now() + 60 });
     const [h, p, s] = token.split('.') as [string, string, string];
     expect(valid(token)).toBe(true);
-    expect(valid(forge({ alg: 'HS256', kid: 'pk_a' }, { sub: 'ana', exp: now() + 60 }, 'sk_other'))).toBe(false);
+    expect(valid(forge({ alg: 'HS256', kid: 'pk_a' }, { sub: 'ana', exp: now() + 60 }, 'sk_other'))).toBe(
+      false,
+    );
     expect(valid(`${h}.${b64({ sub: 'bo', exp: now() + 60 })}.${s}`)).toBe(false);
     expect(valid(`${h}.${p}.`)).toBe(false);
     expect(valid(`${h}.${p}.${s.slice(0, -1)}`)).toBe(false);
@@ -45,7 +51,9 @@ describe('HS256 verification', () => {
     const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
     const last = token[token.length - 1]!;
     const twin = `${token.slice(0, -1)}${alphabet[alphabet.indexOf(last) + 1]}`;
-    expect(Buffer.from(twin.split('.')[2]!, 'base64url')).toEqual(Buffer.from(token.split('.')[2]!, 'base64url'));
+    expect(Buffer.from(twin.split('.')[2]!, 'base64url')).toEqual(
+      Buffer.from(token.split('.')[2]!, 'base64url'),
+    );
     expect(valid(token)).toBe(true);
     expect(valid(twin)).toBe(false);
   });

@@ -29,7 +29,8 @@ export function hmacKey(secret: string): KeyObject {
 
 // base64url alphabet, as a char-code table
 const B64URL = new Uint8Array(128);
-for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_') B64URL[c.charCodeAt(0)] = 1;
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_')
+  B64URL[c.charCodeAt(0)] = 1;
 // the characters a canonical encoding may end with when the last group has 2 or 3 characters
 // (the bits beyond the data must be zero)
 const LAST_OF_2 = new Set('AQgw');
@@ -72,7 +73,12 @@ export function parseJwt(token: string): ParsedJwt | null {
   if (d1 <= 0) return null;
   const d2 = token.indexOf('.', d1 + 1);
   if (d2 < 0 || d2 === d1 + 1 || token.indexOf('.', d2 + 1) >= 0) return null;
-  if (!isCanonicalBase64url(token, 0, d1) || !isCanonicalBase64url(token, d1 + 1, d2) || !isBase64urlAlphabet(token, d2 + 1, token.length)) return null;
+  if (
+    !isCanonicalBase64url(token, 0, d1) ||
+    !isCanonicalBase64url(token, d1 + 1, d2) ||
+    !isBase64urlAlphabet(token, d2 + 1, token.length)
+  )
+    return null;
   const header = jsonObject(token.slice(0, d1));
   if (!header) return null;
   const payload = jsonObject(token.slice(d1 + 1, d2));
@@ -95,7 +101,10 @@ export type TimeClaimsVerdict = 'ok' | 'invalid' | 'expired';
  * The registered time claims as jsonwebtoken.verify checks them (no clock tolerance): a present `nbf`
  * must be a number not after now, a present `exp` a number after now ('expired' otherwise).
  */
-export function checkTimeClaims(payload: Json, nowSeconds = Math.floor(Date.now() / 1000)): TimeClaimsVerdict {
+export function checkTimeClaims(
+  payload: Json,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): TimeClaimsVerdict {
   const { nbf, exp } = payload;
   if (nbf !== undefined && (typeof nbf !== 'number' || nbf > nowSeconds)) return 'invalid';
   if (exp !== undefined) {

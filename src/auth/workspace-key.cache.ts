@@ -104,10 +104,14 @@ export class WorkspaceKeyCache {
     const now = Date.now();
     const hit = this.current.get(workspaceId, now);
     if (hit && usable(hit, now)) return hit.key;
-    const entry = await this.load(`c:${workspaceId}`, () => this.repo.findCurrentKey(workspaceId), (e) => {
-      this.store(this.current, workspaceId, e);
-      this.store(this.keys, e.key.apiKey, e);
-    });
+    const entry = await this.load(
+      `c:${workspaceId}`,
+      () => this.repo.findCurrentKey(workspaceId),
+      (e) => {
+        this.store(this.current, workspaceId, e);
+        this.store(this.keys, e.key.apiKey, e);
+      },
+    );
     return entry && usable(entry, Date.now()) ? entry.key : null;
   }
 
@@ -144,12 +148,20 @@ export class WorkspaceKeyCache {
       this.keys.delete(apiKey);
       if (!hit.dropped && hit.key.expiresAt !== null && now >= hit.key.expiresAt) return null;
     }
-    const entry = await this.load(`k:${apiKey}`, () => this.repo.findActiveKey(apiKey), (e) => this.store(this.keys, apiKey, e));
+    const entry = await this.load(
+      `k:${apiKey}`,
+      () => this.repo.findActiveKey(apiKey),
+      (e) => this.store(this.keys, apiKey, e),
+    );
     return entry && usable(entry, Date.now()) ? entry : null;
   }
 
   /** One fetch per key at a time; the result is stored only if nothing changed since the fetch began. */
-  private load(flight: string, fetch: () => Promise<KeyRow | null>, store: (e: Entry) => void): Promise<Entry | null> {
+  private load(
+    flight: string,
+    fetch: () => Promise<KeyRow | null>,
+    store: (e: Entry) => void,
+  ): Promise<Entry | null> {
     const pending = this.inflight.get(flight);
     if (pending) return pending;
     const gen = this.generation;

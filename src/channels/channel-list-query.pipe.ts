@@ -19,7 +19,10 @@ export type ChannelListQuery = Pick<ListChannelsQueryDto, keyof ListChannelsQuer
  * ListChannelsQueryDto with the same rules as every other query (unknown parameters are a 400).
  */
 @Injectable()
-export class ChannelListQueryPipe implements PipeTransform<Record<string, unknown>, Promise<ChannelListQuery>> {
+export class ChannelListQueryPipe implements PipeTransform<
+  Record<string, unknown>,
+  Promise<ChannelListQuery>
+> {
   private readonly validation = createValidationPipe();
 
   async transform(query: Record<string, unknown>): Promise<ChannelListQuery> {

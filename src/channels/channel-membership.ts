@@ -136,7 +136,11 @@ export class ChannelMembership {
    * deletions never deadlock each other; every other writer locks one channel at a time.
    */
   async leaveAll(m: EntityManager, workspaceId: string, user: { id: string } & NoticeUser): Promise<void> {
-    const sessions = await this.writes.lock(m, workspaceId, await this.members.channelIdsOf(m, workspaceId, user.id));
+    const sessions = await this.writes.lock(
+      m,
+      workspaceId,
+      await this.members.channelIdsOf(m, workspaceId, user.id),
+    );
     if (!sessions.length) return;
     const notices =
       sessions.some((s) => s.channel.type === 'group') && (await this.noticesEnabled(m, workspaceId));
@@ -144,7 +148,8 @@ export class ChannelMembership {
       const removed = await this.members.remove(m, s.channel.id, [user.id]);
       if (!removed.length) continue;
       await this.memberChanged(s, 'member.left', [user]);
-      if (notices && s.channel.type === 'group') await this.postNotice(s, this.removedNotice(null, [user], true));
+      if (notices && s.channel.type === 'group')
+        await this.postNotice(s, this.removedNotice(null, [user], true));
       await this.ensureAnAdmin(s);
     }
   }

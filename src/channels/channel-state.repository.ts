@@ -21,7 +21,12 @@ export class ChannelStateRepository {
    * (`message_count - sent_count`), which the send path advances under that lock, so the count and the
    * instant agree with the messages before and after.
    */
-  async set(m: EntityManager, channelId: string, userId: string, patch: ChannelStatePatch): Promise<ChannelStatePayload | null> {
+  async set(
+    m: EntityManager,
+    channelId: string,
+    userId: string,
+    patch: ChannelStatePatch,
+  ): Promise<ChannelStatePayload | null> {
     const found = await rows<ChannelStatePayload>(
       m,
       `UPDATE channel_members cm SET

@@ -30,19 +30,16 @@ export class ChannelStateService {
     const ctx = await this.writes.open(p, ref, 'set_user_state');
     if (Object.keys(patch).length) {
       // the channel's order lock: hiding reads the counters the send path advances under it
-      await this.writes.write(
-        ctx,
-        async (s) => {
-          const state = await this.repo.set(s.m, s.channel.id, p.userId, patch);
-          if (!state) throw new AppError('NOT_A_MEMBER');
-          await this.events.append(s.m, {
-            workspaceId: p.workspaceId,
-            type: 'channel.state_changed',
-            payload: state,
-            audience: [p.userId],
-          });
-        },
-      );
+      await this.writes.write(ctx, async (s) => {
+        const state = await this.repo.set(s.m, s.channel.id, p.userId, patch);
+        if (!state) throw new AppError('NOT_A_MEMBER');
+        await this.events.append(s.m, {
+          workspaceId: p.workspaceId,
+          type: 'channel.state_changed',
+          payload: state,
+          audience: [p.userId],
+        });
+      });
     }
     const view = await this.mine.one(p, ctx.channel.id);
     if (!view) throw new AppError('NOT_A_MEMBER'); // left meanwhile
@@ -58,7 +55,8 @@ function patchOf(dto: ChannelStateDto): ChannelStatePatch {
     else if (dto.muted_until === FOREVER) patch.mutedUntil = 'infinity';
     else {
       const instant = parseRfc3339(dto.muted_until);
-      if (!instant) throw AppError.validation('muted_until', `must be an RFC 3339 time, "${FOREVER}" or null`);
+      if (!instant)
+        throw AppError.validation('muted_until', `must be an RFC 3339 time, "${FOREVER}" or null`);
       patch.mutedUntil = `${instant.utc.slice(0, 23)}Z`;
     }
   }

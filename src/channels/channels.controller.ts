@@ -1,6 +1,18 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { ChannelDto, ChannelListDto, ChannelPresenceDto, ChannelPresenceQueryDto } from './dto/channel-response.dto';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
+import {
+  ChannelDto,
+  ChannelListDto,
+  ChannelPresenceDto,
+  ChannelPresenceQueryDto,
+} from './dto/channel-response.dto';
 import type { Response } from 'express';
 import { Auth } from '../common/auth/auth.decorator';
 import { BackendPrincipal, CurrentPrincipal, WorkspacePrincipal } from '../common/auth/principal';
@@ -18,7 +30,8 @@ import {
 } from './dto/channel.dto';
 
 const NO_MEMBER = `${NO_CHANNEL}; or the user is not a member`;
-const DIRECT_MEMBERS = 'VALIDATION_ERROR: unknown or malformed external ids; direct channels refuse member changes';
+const DIRECT_MEMBERS =
+  'VALIDATION_ERROR: unknown or malformed external ids; direct channels refuse member changes';
 
 /** Backend routes: a workspace key, no role checks. */
 @ApiTags('channels')
@@ -53,12 +66,27 @@ export class ChannelsController {
     description: `Filters combine: \`member\`, \`type\`, and up to ${MAX_METADATA_FILTERS} \`metadata.<key>=<value>\` parameters (channels whose metadata has that top-level key with exactly that string value), e.g. \`GET /v1/channels?metadata.team=red&type=group\`.`,
   })
   @ApiOkResponse({ type: ChannelListDto })
-  @ApiQuery({ name: 'member', required: false, type: String, description: 'Only channels this user (external id) belongs to.' })
+  @ApiQuery({
+    name: 'member',
+    required: false,
+    type: String,
+    description: 'Only channels this user (external id) belongs to.',
+  })
   @ApiQuery({ name: 'type', required: false, enum: ['direct', 'group'] })
   @ApiQuery({ name: 'limit', required: false, schema: LIMIT_PROPERTY })
-  @ApiQuery({ name: 'before', required: false, type: String, description: 'The next_cursor of the previous page.' })
-  @ApiErrors({ 400: `VALIDATION_ERROR: a bad limit, type or cursor, an unknown parameter, more than ${MAX_METADATA_FILTERS} metadata filters` })
-  list(@CurrentPrincipal() p: BackendPrincipal, @Query(ChannelListQueryPipe) q: ChannelListQuery): Promise<ChannelListDto> {
+  @ApiQuery({
+    name: 'before',
+    required: false,
+    type: String,
+    description: 'The next_cursor of the previous page.',
+  })
+  @ApiErrors({
+    400: `VALIDATION_ERROR: a bad limit, type or cursor, an unknown parameter, more than ${MAX_METADATA_FILTERS} metadata filters`,
+  })
+  list(
+    @CurrentPrincipal() p: BackendPrincipal,
+    @Query(ChannelListQueryPipe) q: ChannelListQuery,
+  ): Promise<ChannelListDto> {
     return this.channels.list(p.workspaceId, q);
   }
 
@@ -76,8 +104,15 @@ export class ChannelsController {
   @Auth('backend')
   @ApiOperation({ operationId: 'updateChannel', summary: 'Update a channel' })
   @ApiOkResponse({ type: ChannelDto })
-  @ApiErrors({ 400: 'VALIDATION_ERROR: a bad field; avatar_url or slow_mode_seconds on a direct channel', 404: NO_CHANNEL })
-  update(@CurrentPrincipal() p: BackendPrincipal, @Param('id') id: string, @Body() dto: UpdateChannelDto): Promise<ChannelDto> {
+  @ApiErrors({
+    400: 'VALIDATION_ERROR: a bad field; avatar_url or slow_mode_seconds on a direct channel',
+    404: NO_CHANNEL,
+  })
+  update(
+    @CurrentPrincipal() p: BackendPrincipal,
+    @Param('id') id: string,
+    @Body() dto: UpdateChannelDto,
+  ): Promise<ChannelDto> {
     return this.channels.update(p, id, dto);
   }
 
@@ -99,7 +134,11 @@ export class ChannelsController {
   @ApiOperation({ operationId: 'addChannelMembers', summary: 'Add members to a channel' })
   @ApiOkResponse({ type: ChannelDto })
   @ApiErrors({ 400: DIRECT_MEMBERS, 404: NO_CHANNEL })
-  addMembers(@CurrentPrincipal() p: BackendPrincipal, @Param('id') id: string, @Body() dto: MembersDto): Promise<ChannelDto> {
+  addMembers(
+    @CurrentPrincipal() p: BackendPrincipal,
+    @Param('id') id: string,
+    @Body() dto: MembersDto,
+  ): Promise<ChannelDto> {
     return this.channels.addMembers(p, id, dto.member_external_ids);
   }
 
@@ -154,7 +193,11 @@ export class ChannelsController {
   @Auth('any')
   @ApiOperation({ operationId: 'getChannelPresence', summary: "Get the channel members' presence" })
   @ApiOkResponse({ type: ChannelPresenceDto })
-  @ApiErrors({ 400: 'VALIDATION_ERROR: a limit outside 1-200, a bad cursor', 403: NOT_A_MEMBER, 404: NO_CHANNEL })
+  @ApiErrors({
+    400: 'VALIDATION_ERROR: a limit outside 1-200, a bad cursor',
+    403: NOT_A_MEMBER,
+    404: NO_CHANNEL,
+  })
   presence(
     @CurrentPrincipal() p: WorkspacePrincipal,
     @Param('id') id: string,

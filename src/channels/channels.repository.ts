@@ -28,7 +28,6 @@ export interface ChannelRow {
   created_key?: string;
 }
 
-
 export const CHANNEL_COLUMNS =
   'c.id, c.workspace_id, c.type, c.external_id, c.name, c.avatar_url, c.created_by, c.last_message_at, c.created_at, c.updated_at, c.frozen, c.slow_mode_seconds, c.metadata, c.member_count';
 
@@ -208,7 +207,8 @@ export class ChannelsRepository {
     );
     const creatorOf = new Map(creators.map((u) => [u.id, u.external_id]));
     const settingsOf = new Map<string, WorkspaceSettings>();
-    for (const w of new Set(rows.map((r) => r.workspace_id))) settingsOf.set(w, await this.settings.get(w, m));
+    for (const w of new Set(rows.map((r) => r.workspace_id)))
+      settingsOf.set(w, await this.settings.get(w, m));
     const byChannel = new Map<string, MemberRow[]>();
     for (const mem of members) byChannel.set(mem.channel_id, [...(byChannel.get(mem.channel_id) ?? []), mem]);
     return rows.map((r) => {

@@ -187,7 +187,11 @@ export class ChannelsService {
         wanted.map((x) => ({ id: users.get(x)!.id, role: 'member' as const })),
       );
       const byId = new Map([...users.values()].map((u) => [u.id, u]));
-      await this.membership.memberChanged(s, 'member.joined', added.map((userId) => byId.get(userId)!));
+      await this.membership.memberChanged(
+        s,
+        'member.joined',
+        added.map((userId) => byId.get(userId)!),
+      );
       if (added.length && (await this.membership.noticesEnabled(s.m, p.workspaceId))) {
         const notice = this.membership.addedNotice(
           ctx.actor,
@@ -213,7 +217,11 @@ export class ChannelsService {
         [...users.values()].map((u) => u.id),
       );
       const byId = new Map([...users.values()].map((u) => [u.id, u]));
-      await this.membership.memberChanged(s, 'member.left', removed.map((userId) => byId.get(userId)!));
+      await this.membership.memberChanged(
+        s,
+        'member.left',
+        removed.map((userId) => byId.get(userId)!),
+      );
       if (removed.length && (await this.membership.noticesEnabled(s.m, p.workspaceId))) {
         const notice = this.membership.removedNotice(
           ctx.actor,
@@ -293,8 +301,12 @@ export class ChannelsService {
     const { channel } = await this.access.open(p, ref);
     const rows = await this.members.lastSeen(this.db.manager, channel.id);
     const online = await this.presenceReader.onlineOf(rows.map((r) => r.user_id));
-    const key = (r: { user_id: string; external_id: string }): [number, string] => [online.has(r.user_id) ? 0 : 1, r.external_id];
-    const byKey = (a: [number, string], b: [number, string]) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0);
+    const key = (r: { user_id: string; external_id: string }): [number, string] => [
+      online.has(r.user_id) ? 0 : 1,
+      r.external_id,
+    ];
+    const byKey = (a: [number, string], b: [number, string]) =>
+      a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0);
     const sorted = rows.map((r) => ({ r, k: key(r) })).sort((a, b) => byKey(a.k, b.k));
     const rest = after ? sorted.filter((x) => byKey(x.k, after) > 0) : sorted;
     const page = pageOf(rest.slice(0, limit + 1), limit, (x) => x.k);
@@ -310,5 +322,4 @@ export class ChannelsService {
       next_cursor: page.next_cursor,
     };
   }
-
 }

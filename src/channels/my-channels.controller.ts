@@ -11,8 +11,10 @@ import { MembersDto, RoleDto, UpdateChannelDto } from './dto/channel.dto';
 import { ChannelDto } from './dto/channel-response.dto';
 import { MyChannelsService } from './my-channels.service';
 
-const ADMIN_ONLY = 'NOT_A_MEMBER: the caller is not in the channel; FORBIDDEN: the caller is not an admin of the group';
-const DIRECT_MEMBERS = 'VALIDATION_ERROR: unknown or malformed external ids; direct channels refuse member changes';
+const ADMIN_ONLY =
+  'NOT_A_MEMBER: the caller is not in the channel; FORBIDDEN: the caller is not an admin of the group';
+const DIRECT_MEMBERS =
+  'VALIDATION_ERROR: unknown or malformed external ids; direct channels refuse member changes';
 
 /** End-user routes: membership and the role rules apply. */
 @ApiTags('me')
@@ -31,11 +33,17 @@ export class MyChannelsController {
    */
   @Get()
   @ApiOperation({ operationId: 'listMyChannels', summary: "List the caller's channels" })
-  @ApiOkResponse({ type: MyChannelListDto, description: 'A page of the caller’s channels, newest activity first' })
+  @ApiOkResponse({
+    type: MyChannelListDto,
+    description: 'A page of the caller’s channels, newest activity first',
+  })
   @ApiErrors({ 400: `${BAD_PAGE}; an include other than hidden, archived` })
   list(@CurrentPrincipal() p: UserPrincipal, @Query() q: MyChannelsQueryDto): Promise<MyChannelListDto> {
     const include = new Set(q.include?.split(','));
-    return this.mine.list(p, q.limit ?? 50, q.before, { hidden: include.has('hidden'), archived: include.has('archived') });
+    return this.mine.list(p, q.limit ?? 50, q.before, {
+      hidden: include.has('hidden'),
+      archived: include.has('archived'),
+    });
   }
 
   /**
@@ -44,15 +52,25 @@ export class MyChannelsController {
    * GET /v1/me/channels shows it to the caller. Other members are not affected.
    */
   @Patch(':id/state')
-  @ApiOperation({ operationId: 'setMyChannelState', summary: "Set the caller's state of a channel (mute, hide, archive)" })
+  @ApiOperation({
+    operationId: 'setMyChannelState',
+    summary: "Set the caller's state of a channel (mute, hide, archive)",
+  })
   @ApiBody({ type: ChannelStateDto, required: false })
-  @ApiOkResponse({ type: MyChannelDto, description: 'The channel as GET /v1/me/channels shows it to the caller, with the new state' })
+  @ApiOkResponse({
+    type: MyChannelDto,
+    description: 'The channel as GET /v1/me/channels shows it to the caller, with the new state',
+  })
   @ApiErrors({
     400: 'VALIDATION_ERROR: a field of the wrong type, muted_until not a time nor "forever", an unknown field',
     403: 'NOT_A_MEMBER: the caller is not a member',
     404: NO_CHANNEL,
   })
-  setState(@CurrentPrincipal() p: UserPrincipal, @Param('id') id: string, @Body() dto: ChannelStateDto): Promise<MyChannelDto> {
+  setState(
+    @CurrentPrincipal() p: UserPrincipal,
+    @Param('id') id: string,
+    @Body() dto: ChannelStateDto,
+  ): Promise<MyChannelDto> {
     return this.state.set(p, id, dto);
   }
 
@@ -65,7 +83,11 @@ export class MyChannelsController {
     403: `${ADMIN_ONLY}; FORBIDDEN also for a direct channel's fields only the backend may change`,
     404: NO_CHANNEL,
   })
-  update(@CurrentPrincipal() p: UserPrincipal, @Param('id') id: string, @Body() dto: UpdateChannelDto): Promise<ChannelDto> {
+  update(
+    @CurrentPrincipal() p: UserPrincipal,
+    @Param('id') id: string,
+    @Body() dto: UpdateChannelDto,
+  ): Promise<ChannelDto> {
     return this.channels.update(p, id, dto);
   }
 
@@ -75,14 +97,21 @@ export class MyChannelsController {
   @ApiOperation({ operationId: 'addMyChannelMembers', summary: 'Add members to a channel as its admin' })
   @ApiOkResponse({ type: ChannelDto })
   @ApiErrors({ 400: DIRECT_MEMBERS, 403: ADMIN_ONLY, 404: NO_CHANNEL })
-  addMembers(@CurrentPrincipal() p: UserPrincipal, @Param('id') id: string, @Body() dto: MembersDto): Promise<ChannelDto> {
+  addMembers(
+    @CurrentPrincipal() p: UserPrincipal,
+    @Param('id') id: string,
+    @Body() dto: MembersDto,
+  ): Promise<ChannelDto> {
     return this.channels.addMembers(p, id, dto.member_external_ids);
   }
 
   /** Admin only, except that anyone may remove themselves (leave). */
   @Delete(':id/members')
   @HttpCode(204)
-  @ApiOperation({ operationId: 'removeMyChannelMembers', summary: 'Remove members from a channel (or leave it)' })
+  @ApiOperation({
+    operationId: 'removeMyChannelMembers',
+    summary: 'Remove members from a channel (or leave it)',
+  })
   @ApiNoContentResponse({ description: 'Removed' })
   @ApiErrors({ 400: DIRECT_MEMBERS, 403: ADMIN_ONLY, 404: NO_CHANNEL })
   async removeMembers(
@@ -96,7 +125,10 @@ export class MyChannelsController {
   /** Admin only, except that anyone may remove themselves (leave). */
   @Delete(':id/members/:external_id')
   @HttpCode(204)
-  @ApiOperation({ operationId: 'removeMyChannelMember', summary: 'Remove a member from a channel (or leave it)' })
+  @ApiOperation({
+    operationId: 'removeMyChannelMember',
+    summary: 'Remove a member from a channel (or leave it)',
+  })
   @ApiNoContentResponse({ description: 'Removed' })
   @ApiErrors({ 400: DIRECT_MEMBERS, 403: ADMIN_ONLY, 404: NO_CHANNEL })
   async removeMember(
@@ -109,7 +141,10 @@ export class MyChannelsController {
 
   /** Admin only: promote or demote. */
   @Patch(':id/members/:external_id')
-  @ApiOperation({ operationId: 'setMyChannelMemberRole', summary: "Set a member's role as the group's admin" })
+  @ApiOperation({
+    operationId: 'setMyChannelMemberRole',
+    summary: "Set a member's role as the group's admin",
+  })
   @ApiOkResponse({ type: ChannelDto })
   @ApiErrors({
     400: 'VALIDATION_ERROR: a role that is not admin or member; a direct channel (no roles)',

@@ -116,7 +116,12 @@ export class MyChannelsService {
     private readonly messages: MessageViews,
   ) {}
 
-  async list(p: UserPrincipal, limit: number, before?: string, include: InboxInclude = { hidden: false, archived: false }) {
+  async list(
+    p: UserPrincipal,
+    limit: number,
+    before?: string,
+    include: InboxInclude = { hidden: false, archived: false },
+  ) {
     const cursor = before ? decodeTimeIdCursor(before) : undefined;
     const rows = await prepared<MyChannelRow>(this.db.manager, LIST_STATEMENT, [
       p.userId,
@@ -127,7 +132,11 @@ export class MyChannelsService {
       include.archived,
     ]);
     const page = pageOf(rows, limit, (r) => [r.activity_key, r.id]);
-    return { channels: await this.views(p, page.items), has_more: page.has_more, next_cursor: page.next_cursor };
+    return {
+      channels: await this.views(p, page.items),
+      has_more: page.has_more,
+      next_cursor: page.next_cursor,
+    };
   }
 
   /** One channel as the inbox shows it to the reader (hidden or archived too); null when not a member. */

@@ -18,7 +18,10 @@ describe('Batcher', () => {
     release();
     expect(await Promise.all(first)).toEqual(['A', 'Z']);
     expect(await Promise.all(rest)).toEqual(['B', 'C', 'B']);
-    expect(calls).toEqual([['a', 'z'], ['b', 'c']]);
+    expect(calls).toEqual([
+      ['a', 'z'],
+      ['b', 'c'],
+    ]);
   });
 
   it('fails every waiter of a failed load, and the next load runs normally', async () => {

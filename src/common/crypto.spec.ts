@@ -5,7 +5,8 @@ describe('SecretBox', () => {
   const box = new SecretBox(randomBytes(32));
 
   it('round-trips a secret', () => {
-    for (const plain of ['sk_abc', '', 'ünïcødé 🔑', 'x'.repeat(10_000)]) expect(box.open(box.seal(plain))).toBe(plain);
+    for (const plain of ['sk_abc', '', 'ünïcødé 🔑', 'x'.repeat(10_000)])
+      expect(box.open(box.seal(plain))).toBe(plain);
   });
 
   it('never produces the same envelope twice and never contains the plain text', () => {

@@ -7,10 +7,18 @@ export function encodeCursor(parts: (string | number)[]): string {
   return Buffer.from(JSON.stringify(parts)).toString('base64url');
 }
 
-export function decodeCursor(cursor: string, shape: ('string' | 'number')[], field = 'before'): (string | number)[] {
+export function decodeCursor(
+  cursor: string,
+  shape: ('string' | 'number')[],
+  field = 'before',
+): (string | number)[] {
   try {
     const parts: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(parts) && parts.length === shape.length && parts.every((p, i) => typeof p === shape[i])) {
+    if (
+      Array.isArray(parts) &&
+      parts.length === shape.length &&
+      parts.every((p, i) => typeof p === shape[i])
+    ) {
       return parts as (string | number)[];
     }
   } catch {

@@ -129,29 +129,44 @@ describe('loadConfig', () => {
 
   it('requires SERVICE_ENCRYPTION_KEY with DATABASE_URL', () => {
     expect(problems({ DATABASE_URL: 'postgresql://localhost/chat' })).toContain('SERVICE_ENCRYPTION_KEY');
-    expect(() => loadConfig({ DATABASE_URL: 'postgresql://localhost/chat', SERVICE_ENCRYPTION_KEY: KEY })).not.toThrow();
+    expect(() =>
+      loadConfig({ DATABASE_URL: 'postgresql://localhost/chat', SERVICE_ENCRYPTION_KEY: KEY }),
+    ).not.toThrow();
     expect(() => loadConfig({ SERVICE_ENCRYPTION_KEY: KEY })).not.toThrow();
   });
 
   it('checks the bootstrap pair together and by shape', () => {
     expect(problems({ SERVICE_BOOTSTRAP_API_KEY: 'pk_abcdefgh' })).toContain('SERVICE_BOOTSTRAP_API_SECRET');
-    expect(problems({ SERVICE_BOOTSTRAP_API_SECRET: 'sk_abcdefghijklmnop' })).toContain('SERVICE_BOOTSTRAP_API_KEY');
-    expect(problems({ SERVICE_BOOTSTRAP_API_KEY: 'key', SERVICE_BOOTSTRAP_API_SECRET: 'sk_abcdefghijklmnop' })).toContain(
-      'SERVICE_BOOTSTRAP_API_KEY must look like',
+    expect(problems({ SERVICE_BOOTSTRAP_API_SECRET: 'sk_abcdefghijklmnop' })).toContain(
+      'SERVICE_BOOTSTRAP_API_KEY',
     );
-    expect(problems({ SERVICE_BOOTSTRAP_API_KEY: 'pk_abcdefgh', SERVICE_BOOTSTRAP_API_SECRET: 'sk_short' })).toContain(
-      'SERVICE_BOOTSTRAP_API_SECRET must look like',
-    );
-    expect(() => loadConfig({ SERVICE_BOOTSTRAP_API_KEY: 'pk_abcdefgh', SERVICE_BOOTSTRAP_API_SECRET: 'sk_abcdefghijklmnop' })).not.toThrow();
+    expect(
+      problems({ SERVICE_BOOTSTRAP_API_KEY: 'key', SERVICE_BOOTSTRAP_API_SECRET: 'sk_abcdefghijklmnop' }),
+    ).toContain('SERVICE_BOOTSTRAP_API_KEY must look like');
+    expect(
+      problems({ SERVICE_BOOTSTRAP_API_KEY: 'pk_abcdefgh', SERVICE_BOOTSTRAP_API_SECRET: 'sk_short' }),
+    ).toContain('SERVICE_BOOTSTRAP_API_SECRET must look like');
+    expect(() =>
+      loadConfig({
+        SERVICE_BOOTSTRAP_API_KEY: 'pk_abcdefgh',
+        SERVICE_BOOTSTRAP_API_SECRET: 'sk_abcdefghijklmnop',
+      }),
+    ).not.toThrow();
   });
 
   it('defaults SERVICE_CORS_ORIGINS to any origin embedded and to none with DATABASE_URL', () => {
     expect(loadConfig({}).corsOrigins).toBe('*');
-    expect(loadConfig({ DATABASE_URL: 'postgresql://localhost/chat', SERVICE_ENCRYPTION_KEY: KEY }).corsOrigins).toEqual([]);
+    expect(
+      loadConfig({ DATABASE_URL: 'postgresql://localhost/chat', SERVICE_ENCRYPTION_KEY: KEY }).corsOrigins,
+    ).toEqual([]);
     expect(loadConfig({ SERVICE_CORS_ORIGINS: '' }).corsOrigins).toBe('*');
     expect(loadConfig({ SERVICE_CORS_ORIGINS: ' * ' }).corsOrigins).toBe('*');
     expect(
-      loadConfig({ DATABASE_URL: 'postgresql://localhost/chat', SERVICE_ENCRYPTION_KEY: KEY, SERVICE_CORS_ORIGINS: '*' }).corsOrigins,
+      loadConfig({
+        DATABASE_URL: 'postgresql://localhost/chat',
+        SERVICE_ENCRYPTION_KEY: KEY,
+        SERVICE_CORS_ORIGINS: '*',
+      }).corsOrigins,
     ).toBe('*');
   });
 
@@ -166,12 +181,20 @@ describe('loadConfig', () => {
   });
 
   it('normalizes listed origins the way browsers send them', () => {
-    const c = loadConfig({ SERVICE_CORS_ORIGINS: 'https://App.Example.com/, http://localhost:5173,https://a.example.com:443' });
-    expect(c.corsOrigins).toEqual(['https://app.example.com', 'http://localhost:5173', 'https://a.example.com']);
+    const c = loadConfig({
+      SERVICE_CORS_ORIGINS: 'https://App.Example.com/, http://localhost:5173,https://a.example.com:443',
+    });
+    expect(c.corsOrigins).toEqual([
+      'https://app.example.com',
+      'http://localhost:5173',
+      'https://a.example.com',
+    ]);
   });
 
   it('names the bad origin', () => {
-    expect(problems({ SERVICE_CORS_ORIGINS: 'https://ok.example.com,https://app.example.com/chat' })).toContain(
+    expect(
+      problems({ SERVICE_CORS_ORIGINS: 'https://ok.example.com,https://app.example.com/chat' }),
+    ).toContain(
       'SERVICE_CORS_ORIGINS must be * or a comma list of origins like https://app.example.com (scheme://host[:port], no path), got "https://app.example.com/chat"',
     );
   });
@@ -194,7 +217,10 @@ describe('environment (.env)', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('reads a .env file under the environment: a variable set in the environment wins', () => {
-    writeFileSync(file, '# a comment\nPORT=4100\nSERVICE_SEARCH_ENABLED=false\nSERVICE_BASE_URL="https://chat.example.com"\n');
+    writeFileSync(
+      file,
+      '# a comment\nPORT=4100\nSERVICE_SEARCH_ENABLED=false\nSERVICE_BASE_URL="https://chat.example.com"\n',
+    );
     const env = environment({ PORT: '4200' }, file);
     const config = loadConfig(env);
     expect(config.PORT).toBe(4200);

@@ -42,7 +42,8 @@ const bool: Parser<boolean> = (v) => {
 const oneOf =
   <T extends string>(...values: T[]): Parser<T> =>
   (v) => {
-    if (!(values as string[]).includes(v)) throw new ConfigValueError(`must be one of ${values.join(', ')}, got "${v}"`);
+    if (!(values as string[]).includes(v))
+      throw new ConfigValueError(`must be one of ${values.join(', ')}, got "${v}"`);
     return v as T;
   };
 const url =
@@ -93,11 +94,13 @@ const origins: Parser<'*' | string[] | undefined> = (v) => {
     .filter(Boolean);
   if (!items.length) return undefined;
   if (items.includes('*')) {
-    if (items.length > 1) throw new ConfigValueError(`must be * alone or a comma list of origins, got "${v}"`);
+    if (items.length > 1)
+      throw new ConfigValueError(`must be * alone or a comma list of origins, got "${v}"`);
     return '*';
   }
   return items.map((item) => {
-    if (item.includes('*')) throw new ConfigValueError(`must list exact origins (a wildcard only as * alone), got "${item}"`);
+    if (item.includes('*'))
+      throw new ConfigValueError(`must list exact origins (a wildcard only as * alone), got "${item}"`);
     let u: URL | undefined;
     try {
       u = new URL(item);
@@ -105,8 +108,19 @@ const origins: Parser<'*' | string[] | undefined> = (v) => {
       u = undefined;
     }
     // an origin is scheme://host[:port]: a path, query or credentials mean a URL was pasted
-    if (!u || !['http:', 'https:'].includes(u.protocol) || u.pathname !== '/' || u.search || u.hash || u.username || u.password || /[?#]/.test(item)) {
-      throw new ConfigValueError(`must be * or a comma list of origins like https://app.example.com (scheme://host[:port], no path), got "${item}"`);
+    if (
+      !u ||
+      !['http:', 'https:'].includes(u.protocol) ||
+      u.pathname !== '/' ||
+      u.search ||
+      u.hash ||
+      u.username ||
+      u.password ||
+      /[?#]/.test(item)
+    ) {
+      throw new ConfigValueError(
+        `must be * or a comma list of origins like https://app.example.com (scheme://host[:port], no path), got "${item}"`,
+      );
     }
     return u.origin;
   });
@@ -129,9 +143,11 @@ export const CONFIG_SCHEMA = {
   },
   SERVICE_REDIS_PREFIX: {
     default: 'chat:',
-    description: 'Prefix of every Redis key and channel (queues, presence, rate limits, Socket.IO), so several deployments can share one Redis',
+    description:
+      'Prefix of every Redis key and channel (queues, presence, rate limits, Socket.IO), so several deployments can share one Redis',
     parse: (v) => {
-      if (!/^[A-Za-z0-9_:.-]{1,64}$/.test(v)) throw new ConfigValueError(`must be 1-64 letters, digits or _ : . -, got "${v}"`);
+      if (!/^[A-Za-z0-9_:.-]{1,64}$/.test(v))
+        throw new ConfigValueError(`must be 1-64 letters, digits or _ : . -, got "${v}"`);
       return v;
     },
   },
@@ -142,7 +158,8 @@ export const CONFIG_SCHEMA = {
     parse: oneOf('classic', 'sharded'),
   },
   SERVICE_CORS_ORIGINS: {
-    description: 'Browser origins allowed to call REST and Socket.IO: comma list of scheme://host[:port], or * (development); unset = * embedded, none with DATABASE_URL',
+    description:
+      'Browser origins allowed to call REST and Socket.IO: comma list of scheme://host[:port], or * (development); unset = * embedded, none with DATABASE_URL',
     parse: origins,
   },
   SERVICE_ROLE: {
@@ -155,17 +172,38 @@ export const CONFIG_SCHEMA = {
       'The demo app at /demo may mint user tokens for the development workspace (POST /demo/api/session, no credentials: development only); unset = on with the embedded database, off with DATABASE_URL',
     parse: optional(bool),
   },
-  SERVICE_ADMIN_TOKEN: { description: 'Operator token for /v1/admin/*; unset = those routes are 404', parse: optional(str) },
-  SERVICE_BOOTSTRAP_API_KEY: { description: 'Create a workspace with this pk_ key at start-up', parse: optional(str) },
+  SERVICE_ADMIN_TOKEN: {
+    description: 'Operator token for /v1/admin/*; unset = those routes are 404',
+    parse: optional(str),
+  },
+  SERVICE_BOOTSTRAP_API_KEY: {
+    description: 'Create a workspace with this pk_ key at start-up',
+    parse: optional(str),
+  },
   SERVICE_BOOTSTRAP_API_SECRET: { description: 'Its sk_ secret', parse: optional(str) },
   SERVICE_ENCRYPTION_KEY: {
     description: '32 bytes, base64: encrypts secrets at rest (required with DATABASE_URL)',
     parse: key32,
   },
-  SERVICE_MAX_MESSAGE_SIZE_BYTES: { default: '8192', description: 'Max message content, UTF-8 bytes', parse: int(1, 200_000) },
-  SERVICE_MAX_ATTACHMENT_SIZE_BYTES: { default: '10485760', description: 'Max attachment size', parse: int(1) },
-  SERVICE_ALLOWED_ATTACHMENT_TYPES: { description: 'Comma list overriding the allowed MIME types', parse: list },
-  SERVICE_RATE_LIMIT_MESSAGES_PER_MINUTE: { default: '60', description: 'Sends per user per minute', parse: int(1, 100_000) },
+  SERVICE_MAX_MESSAGE_SIZE_BYTES: {
+    default: '8192',
+    description: 'Max message content, UTF-8 bytes',
+    parse: int(1, 200_000),
+  },
+  SERVICE_MAX_ATTACHMENT_SIZE_BYTES: {
+    default: '10485760',
+    description: 'Max attachment size',
+    parse: int(1),
+  },
+  SERVICE_ALLOWED_ATTACHMENT_TYPES: {
+    description: 'Comma list overriding the allowed MIME types',
+    parse: list,
+  },
+  SERVICE_RATE_LIMIT_MESSAGES_PER_MINUTE: {
+    default: '60',
+    description: 'Sends per user per minute',
+    parse: int(1, 100_000),
+  },
   SERVICE_SOCKET_EVENTS_PER_SECOND: {
     default: '20',
     description:
@@ -178,31 +216,76 @@ export const CONFIG_SCHEMA = {
       'After SIGTERM, how long /readyz answers 503 while the instance still serves, before it stops taking work; for load balancers that learn of a shutdown only from /readyz (Kubernetes needs none: the preStop pause does it)',
     parse: int(0, 120),
   },
-  SERVICE_SOCKETS_PER_USER: { default: '20', description: "A user's sockets per instance; a new one closes the oldest", parse: int(1, 10_000) },
+  SERVICE_SOCKETS_PER_USER: {
+    default: '20',
+    description: "A user's sockets per instance; a new one closes the oldest",
+    parse: int(1, 10_000),
+  },
   SERVICE_EDIT_WINDOW_SECONDS: { description: 'Edit window; unset = unlimited', parse: optional(int(1)) },
   SERVICE_UNSEND_WINDOW_SECONDS: { description: 'Unsend window; unset = unlimited', parse: optional(int(1)) },
   SERVICE_STORAGE_DRIVER: { default: 'local', description: 'local | s3', parse: oneOf('local', 's3') },
-  SERVICE_S3_PUBLIC_URL: { description: 'Public attachment base URL (default $SERVICE_BASE_URL/files/)', parse: optional(url('http:', 'https:')) },
+  SERVICE_S3_PUBLIC_URL: {
+    description: 'Public attachment base URL (default $SERVICE_BASE_URL/files/)',
+    parse: optional(url('http:', 'https:')),
+  },
   SERVICE_S3_BUCKET: { description: 'S3 bucket (driver s3)', parse: optional(str) },
   SERVICE_S3_REGION: { default: 'us-east-1', description: 'S3 region', parse: str },
-  SERVICE_S3_ENDPOINT: { description: 'S3-compatible endpoint (MinIO, R2, ...)', parse: optional(url('http:', 'https:')) },
+  SERVICE_S3_ENDPOINT: {
+    description: 'S3-compatible endpoint (MinIO, R2, ...)',
+    parse: optional(url('http:', 'https:')),
+  },
   SERVICE_S3_ACCESS_KEY_ID: { description: 'S3 access key id', parse: optional(str) },
   SERVICE_S3_SECRET_ACCESS_KEY: { description: 'S3 secret access key', parse: optional(str) },
   SERVICE_S3_FORCE_PATH_STYLE: { default: 'false', description: 'Path-style S3 URLs (MinIO)', parse: bool },
-  SERVICE_PUSH_SERVICE_ACCOUNT_FILE: { description: 'Firebase service-account JSON; unset = push off', parse: optional(str) },
-  SERVICE_WEBHOOK_ALLOW_PRIVATE_NETWORKS: { default: 'false', description: 'Allow webhook targets on private networks', parse: bool },
-  SERVICE_WEBHOOK_RETRY_SCHEDULE_SECONDS: { default: '30,120,600,3600,21600', description: 'Retry delays', parse: schedule },
-  SERVICE_WEBHOOK_RETRY_JITTER: { default: '0.2', description: 'Relative jitter on retry delays', parse: num(0, 1) },
-  SERVICE_WEBHOOK_TIMEOUT_MS: { default: '10000', description: 'Webhook request timeout', parse: int(100, 120_000) },
-  SERVICE_WEBHOOK_AUTO_DISABLE_FAILURES: { default: '24', description: 'Consecutive failures before auto-disable', parse: int(1) },
-  SERVICE_EVENT_RETENTION_DAYS: { default: '30', description: 'Days events are kept for sync', parse: int(1, 3650) },
+  SERVICE_PUSH_SERVICE_ACCOUNT_FILE: {
+    description: 'Firebase service-account JSON; unset = push off',
+    parse: optional(str),
+  },
+  SERVICE_WEBHOOK_ALLOW_PRIVATE_NETWORKS: {
+    default: 'false',
+    description: 'Allow webhook targets on private networks',
+    parse: bool,
+  },
+  SERVICE_WEBHOOK_RETRY_SCHEDULE_SECONDS: {
+    default: '30,120,600,3600,21600',
+    description: 'Retry delays',
+    parse: schedule,
+  },
+  SERVICE_WEBHOOK_RETRY_JITTER: {
+    default: '0.2',
+    description: 'Relative jitter on retry delays',
+    parse: num(0, 1),
+  },
+  SERVICE_WEBHOOK_TIMEOUT_MS: {
+    default: '10000',
+    description: 'Webhook request timeout',
+    parse: int(100, 120_000),
+  },
+  SERVICE_WEBHOOK_AUTO_DISABLE_FAILURES: {
+    default: '24',
+    description: 'Consecutive failures before auto-disable',
+    parse: int(1),
+  },
+  SERVICE_EVENT_RETENTION_DAYS: {
+    default: '30',
+    description: 'Days events are kept for sync',
+    parse: int(1, 3650),
+  },
   SERVICE_EXPORT_DOWNLOAD_TTL_SECONDS: {
     default: '900',
     description: 'How long a user export download_url stays valid (signed afresh on every GET)',
     parse: int(1, 7 * 86400),
   },
-  SERVICE_ERASURE_BATCH_SIZE: { default: '500', description: 'Messages per transaction when a user is erased', parse: int(1, 10_000) },
-  LOG_LEVEL: { default: 'info', description: 'fatal|error|warn|info|debug|trace|silent', parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent') },
+  SERVICE_ERASURE_BATCH_SIZE: {
+    default: '500',
+    description: 'Messages per transaction when a user is erased',
+    parse: int(1, 10_000),
+  },
+  LOG_LEVEL: {
+    default: 'info',
+    description: 'fatal|error|warn|info|debug|trace|silent',
+    parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
+  },
 } satisfies Record<string, VarSpec<unknown>>;
 
 type Schema = typeof CONFIG_SCHEMA;
@@ -243,16 +326,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const parsed = out as Parsed;
   if (!problems.length) {
     if (parsed.DATABASE_URL && !parsed.SERVICE_ENCRYPTION_KEY) {
-      problems.push('SERVICE_ENCRYPTION_KEY is required when DATABASE_URL is set (32 bytes, base64, the same on every instance)');
+      problems.push(
+        'SERVICE_ENCRYPTION_KEY is required when DATABASE_URL is set (32 bytes, base64, the same on every instance)',
+      );
     }
     if (!!parsed.SERVICE_BOOTSTRAP_API_KEY !== !!parsed.SERVICE_BOOTSTRAP_API_SECRET) {
       problems.push('SERVICE_BOOTSTRAP_API_KEY and SERVICE_BOOTSTRAP_API_SECRET must be set together');
     }
-    if (parsed.SERVICE_BOOTSTRAP_API_KEY && !/^pk_[A-Za-z0-9_-]{8,}$/.test(parsed.SERVICE_BOOTSTRAP_API_KEY)) {
+    if (
+      parsed.SERVICE_BOOTSTRAP_API_KEY &&
+      !/^pk_[A-Za-z0-9_-]{8,}$/.test(parsed.SERVICE_BOOTSTRAP_API_KEY)
+    ) {
       problems.push('SERVICE_BOOTSTRAP_API_KEY must look like pk_<at least 8 characters of [A-Za-z0-9_-]>');
     }
-    if (parsed.SERVICE_BOOTSTRAP_API_SECRET && !/^sk_[A-Za-z0-9_-]{16,}$/.test(parsed.SERVICE_BOOTSTRAP_API_SECRET)) {
-      problems.push('SERVICE_BOOTSTRAP_API_SECRET must look like sk_<at least 16 characters of [A-Za-z0-9_-]>');
+    if (
+      parsed.SERVICE_BOOTSTRAP_API_SECRET &&
+      !/^sk_[A-Za-z0-9_-]{16,}$/.test(parsed.SERVICE_BOOTSTRAP_API_SECRET)
+    ) {
+      problems.push(
+        'SERVICE_BOOTSTRAP_API_SECRET must look like sk_<at least 16 characters of [A-Za-z0-9_-]>',
+      );
     }
     if (parsed.SERVICE_STORAGE_DRIVER === 's3' && !parsed.SERVICE_S3_BUCKET) {
       problems.push('SERVICE_S3_BUCKET is required when SERVICE_STORAGE_DRIVER=s3');

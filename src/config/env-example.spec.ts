@@ -24,7 +24,9 @@ describe('.env.example', () => {
   it('shows each default', () => {
     for (const [name, spec] of Object.entries(CONFIG_SCHEMA) as [string, { default?: string }][]) {
       if (spec.default === undefined) continue;
-      expect(text).toMatch(new RegExp(`^#?\\s*${name}=${spec.default.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+      expect(text).toMatch(
+        new RegExp(`^#?\\s*${name}=${spec.default.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'),
+      );
     }
   });
 });

@@ -148,7 +148,13 @@ export interface PinPayload {
 }
 
 export interface ReactionPayload {
-  reaction: { message_id: string; channel_id: string; channel_external_id: string; user_id: string; emoji: string };
+  reaction: {
+    message_id: string;
+    channel_id: string;
+    channel_external_id: string;
+    user_id: string;
+    emoji: string;
+  };
 }
 
 /** A user's own state of a channel (CONTRACT §18), as `channel.state_changed` carries it. */
@@ -183,7 +189,13 @@ export interface DomainEventMap {
   'member.joined': MemberChangePayload;
   'member.left': MemberChangePayload;
   'member.role_changed': MemberChangePayload & { role: 'admin' | 'member' };
-  'channel.read': { channel_id: string; channel_external_id: string; user_id: string; external_id: string; last_read_at: string };
+  'channel.read': {
+    channel_id: string;
+    channel_external_id: string;
+    user_id: string;
+    external_id: string;
+    last_read_at: string;
+  };
   'message.created': {
     message: {
       id: string;
@@ -207,20 +219,35 @@ export interface DomainEventMap {
     };
   };
   'message.updated': {
-    message: { id: string; channel_id: string; channel_external_id: string; content: string; metadata: Record<string, unknown>; edited_at: string };
+    message: {
+      id: string;
+      channel_id: string;
+      channel_external_id: string;
+      content: string;
+      metadata: Record<string, unknown>;
+      edited_at: string;
+    };
   };
   /**
    * An unsend (the message stays, blanked), or with `removed: true` a message removed outright by an
    * erasure (`DELETE /v1/users/:external_id?messages=delete`, CONTRACT §20): clients drop it.
    */
   'message.deleted': {
-    message: { id: string; channel_id: string; channel_external_id: string; deleted_at: string; removed?: true };
+    message: {
+      id: string;
+      channel_id: string;
+      channel_external_id: string;
+      deleted_at: string;
+      removed?: true;
+    };
   };
   /**
    * A thread root's counters changed (a reply, or an unsend of one): realtime `message.updated` and sync
    * only, no webhook (CONTRACT §15). A reply's event is completed by chat_send_message with the counters.
    */
-  'thread.updated': { message: ThreadCounters & { id: string; channel_id: string; channel_external_id: string } };
+  'thread.updated': {
+    message: ThreadCounters & { id: string; channel_id: string; channel_external_id: string };
+  };
   'message.pinned': PinPayload;
   'message.unpinned': PinPayload;
   'message.reaction.added': ReactionPayload;

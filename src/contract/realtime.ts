@@ -16,7 +16,8 @@ import type {
 export interface ServerEventMap {
   'message.new': MessageView;
   /** An edit, or a thread root's new counters (`reply_count`, `last_reply_at`, `thread_participants`). */
-  'message.updated': DomainEventMap['message.updated']['message'] | DomainEventMap['thread.updated']['message'];
+  'message.updated':
+    DomainEventMap['message.updated']['message'] | DomainEventMap['thread.updated']['message'];
   /** An unsend (the message stays, blanked), or with `removed: true` a message erased outright: drop it. */
   'message.deleted': DomainEventMap['message.deleted']['message'];
   'message.mentioned': DomainEventMap['message.mentioned'];
@@ -68,11 +69,18 @@ export const SERVER_EVENTS = [
   'typing.start',
   'typing.stop',
 ] as const satisfies readonly ServerEventName[];
-const serverEventsComplete: Exclude<ServerEventName, (typeof SERVER_EVENTS)[number]> extends never ? true : never = true;
+const serverEventsComplete: Exclude<ServerEventName, (typeof SERVER_EVENTS)[number]> extends never
+  ? true
+  : never = true;
 void serverEventsComplete;
 
 /** Events that are not kept in the event log (never replayed by sync): delivered as they come. */
-export const EPHEMERAL_EVENTS: readonly ServerEventName[] = ['typing.start', 'typing.stop', 'presence.changed', 'presence.batch'];
+export const EPHEMERAL_EVENTS: readonly ServerEventName[] = [
+  'typing.start',
+  'typing.stop',
+  'presence.changed',
+  'presence.batch',
+];
 
 /** What a socket receives: channel-scoped events have `channel_id` and a contiguous per-channel `seq`. */
 export interface Envelope<K extends ServerEventName = ServerEventName> {

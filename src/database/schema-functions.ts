@@ -28,7 +28,10 @@ export interface SchemaFunctionFile {
  * ts-node and jest, or from a dist/ compiled without the assets.
  */
 export function functionsDir(): string {
-  const candidates = [join(__dirname, 'functions'), join(__dirname, '..', '..', 'src', 'database', 'functions')];
+  const candidates = [
+    join(__dirname, 'functions'),
+    join(__dirname, '..', '..', 'src', 'database', 'functions'),
+  ];
   const found = candidates.find((d) => existsSync(d) && readdirSync(d).some((f) => f.endsWith('.sql')));
   if (!found) throw new Error(`no SQL function files in ${candidates.join(' or ')}`);
   return found;
@@ -80,9 +83,9 @@ function render(file: SchemaFunctionFile, ctx: RenderContext): string {
  */
 export async function applySchemaFunctions(qr: QueryRunner, files: SchemaFunctionFile[]): Promise<string[]> {
   const recorded = new Map(
-    ((await qr.query(`SELECT name, checksum FROM schema_functions`)) as { name: string; checksum: string }[]).map(
-      (r) => [r.name, r.checksum],
-    ),
+    (
+      (await qr.query(`SELECT name, checksum FROM schema_functions`)) as { name: string; checksum: string }[]
+    ).map((r) => [r.name, r.checksum]),
   );
   const changed = files.filter((f) => recorded.get(f.name) !== f.checksum);
   const names = new Set(files.map((f) => f.name));
@@ -96,9 +99,12 @@ export async function applySchemaFunctions(qr: QueryRunner, files: SchemaFunctio
       try {
         await qr.query(render(f, ctx));
       } catch (e) {
-        throw new Error(`src/database/functions/${f.name}.sql: ${e instanceof Error ? e.message : String(e)}`, {
-          cause: e,
-        });
+        throw new Error(
+          `src/database/functions/${f.name}.sql: ${e instanceof Error ? e.message : String(e)}`,
+          {
+            cause: e,
+          },
+        );
       }
       await qr.query(
         `INSERT INTO schema_functions (name, checksum, applied_at) VALUES ($1, $2, now())
@@ -166,14 +172,18 @@ export async function functionDrift(qr: QueryRunner, files: SchemaFunctionFile[]
   const out: string[] = [];
   for (const [sig, { file, fn }] of stated) {
     const where = `src/database/functions/${file}.sql`;
-    if (fn.name !== file) out.push(`function ${sig}: ${where} creates it, but a file is named as its function`);
+    if (fn.name !== file)
+      out.push(`function ${sig}: ${where} creates it, but a file is named as its function`);
     const actual = before.get(sig);
     if (!actual) out.push(`function ${sig}: ${where} states it, the database lacks it`);
     else if (actual.def !== fn.def)
-      out.push(`function ${sig}: the database's text differs from ${where}${firstDifference(actual.def, fn.def)}`);
+      out.push(
+        `function ${sig}: the database's text differs from ${where}${firstDifference(actual.def, fn.def)}`,
+      );
   }
   for (const sig of before.keys()) {
-    if (!stated.has(sig)) out.push(`function ${sig}: in the database, but no file in src/database/functions states it`);
+    if (!stated.has(sig))
+      out.push(`function ${sig}: in the database, but no file in src/database/functions states it`);
   }
   return out;
 }

@@ -21,12 +21,18 @@ export type ChannelEvent<T extends DomainEventType = DomainEventType> = NewEvent
  */
 @Injectable()
 export class EventLogService {
-  async append<T extends DomainEventType>(manager: EntityManager, event: WorkspaceEvent<T>): Promise<StoredEvent> {
+  async append<T extends DomainEventType>(
+    manager: EntityManager,
+    event: WorkspaceEvent<T>,
+  ): Promise<StoredEvent> {
     return this.insert(manager, event, null, null);
   }
 
   /** For ChannelWriteSession only: refuses a channel whose writes the transaction has not ordered. */
-  async appendToChannel<T extends DomainEventType>(manager: EntityManager, event: ChannelEvent<T>): Promise<StoredEvent> {
+  async appendToChannel<T extends DomainEventType>(
+    manager: EntityManager,
+    event: ChannelEvent<T>,
+  ): Promise<StoredEvent> {
     if (!isChannelOrdered(manager, event.channelId)) {
       throw new Error(`channel event ${event.type} written without the channel's order lock`);
     }

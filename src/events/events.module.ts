@@ -9,7 +9,15 @@ import { LivePublish } from './live-publish';
 
 @Global()
 @Module({
-  providers: [EventLogService, EventLogReader, EventNotifier, EventRetentionService, LivePublish, LogTail, PublishLedger],
+  providers: [
+    EventLogService,
+    EventLogReader,
+    EventNotifier,
+    EventRetentionService,
+    LivePublish,
+    LogTail,
+    PublishLedger,
+  ],
   exports: [EventLogService, EventLogReader, EventNotifier, LivePublish, LogTail, PublishLedger],
 })
 export class EventsModule {}

@@ -8,7 +8,9 @@ const msg = (seq: number) => ({ channelId: 'c', events: [{ seq }] }) as unknown 
 function setup(sinkUp = true) {
   const notes: PublishNote[] = [];
   const published: number[] = [];
-  const live = new LivePublish({ committed: (n: PublishNote[]) => notes.push(...n) } as unknown as EventNotifier);
+  const live = new LivePublish({
+    committed: (n: PublishNote[]) => notes.push(...n),
+  } as unknown as EventNotifier);
   if (sinkUp) live.attach((m) => (published.push(Number(m.events[0]!.seq)), true));
   return { live, notes, published };
 }

@@ -94,7 +94,13 @@ export class LivePublish {
    * The send committed its events as seqs `first`…`first + count - 1`: publish them (`message`; null
    * leaves them to the log's publisher), in seq order with this instance's other sends to the channel.
    */
-  committed(token: number, channelId: string, first: number, count: number, message: LiveMessage | null): void {
+  committed(
+    token: number,
+    channelId: string,
+    first: number,
+    count: number,
+    message: LiveMessage | null,
+  ): void {
     const line = this.done(token, channelId);
     if (!line) return;
     line.held.push({ first, count, message, waitFor: new Set(line.inflight) });

@@ -83,7 +83,11 @@ export interface PassInfo {
  * as an ordered LIMIT 1 scalar subquery, not EXISTS: the planner drops an EXISTS's ORDER BY and plans
  * it for an early first match, which on a large log can be a walk of another index or of the table.
  */
-export function composePass(parts: LogTailPart[]): { text: string; params: unknown[]; outputs: { part: LogTailPart; column: string }[] } {
+export function composePass(parts: LogTailPart[]): {
+  text: string;
+  params: unknown[];
+  outputs: { part: LogTailPart; column: string }[];
+} {
   const q = new PassStatement();
   const outputs: { part: LogTailPart; column: string }[] = [];
   const select: string[] = [];
@@ -214,7 +218,10 @@ export class LogTail implements BeforeApplicationShutdown {
   /** Milliseconds from now until the next pass may start: `atLeast`, and after a pass that read events, the pace of the stream. */
   private paced(atLeast: number): number {
     if (!this.lastEvents) return atLeast;
-    const gap = Math.min(MAX_GAP_MS, Math.max(MIN_GAP_MS, this.rate > 0 ? (TARGET_EVENTS / this.rate) * 1000 : MAX_GAP_MS));
+    const gap = Math.min(
+      MAX_GAP_MS,
+      Math.max(MIN_GAP_MS, this.rate > 0 ? (TARGET_EVENTS / this.rate) * 1000 : MAX_GAP_MS),
+    );
     return Math.max(atLeast, this.lastStart + gap - Date.now());
   }
 

@@ -27,6 +27,7 @@ describe('PublishLedger', () => {
   it('reads back what it wrote on the wire and refuses malformed notes', () => {
     const n = { channel: 'c', first: 2, count: 3, live: true };
     expect(fromWire(JSON.parse(JSON.stringify(toWire(n))))).toEqual(n);
-    for (const bad of [null, 'x', ['c', 1, 0, 1], ['c', 1.5, 1, 1], [1, 1, 1, 1], ['c', 1, 1000, 1]]) expect(fromWire(bad)).toBeNull();
+    for (const bad of [null, 'x', ['c', 1, 0, 1], ['c', 1.5, 1, 1], [1, 1, 1, 1], ['c', 1, 1000, 1]])
+      expect(fromWire(bad)).toBeNull();
   });
 });

@@ -74,7 +74,13 @@ export function toWire(n: PublishNote): WireNote {
 export function fromWire(w: unknown): PublishNote | null {
   if (!Array.isArray(w) || w.length !== 4) return null;
   const [channel, first, count, live] = w as unknown[];
-  if (typeof channel !== 'string' || !Number.isInteger(first) || !Number.isInteger(count) || (count as number) < 1 || (count as number) > 64)
+  if (
+    typeof channel !== 'string' ||
+    !Number.isInteger(first) ||
+    !Number.isInteger(count) ||
+    (count as number) < 1 ||
+    (count as number) > 64
+  )
     return null;
   return { channel, first: first as number, count: count as number, live: live === 1 };
 }

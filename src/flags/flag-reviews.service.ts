@@ -99,15 +99,12 @@ export class FlagReviewsService {
   /** The one unsend, in the message's channel write session, with the resolution and its audit row. */
   private async unsendAndResolve(p: BackendPrincipal, entry: ReviewRow): Promise<void> {
     const ctx = await this.writes.open(p, null, 'unsend', { messageId: entry.message_id! });
-    await this.writes.write(
-      ctx,
-      async (s) => {
-        const locked = await this.repo.lockOpen(s.m, p.workspaceId, entry.id);
-        if (!locked) return; // resolved meanwhile
-        await this.messages.unsendIn(s, locked.message_id!, BACKEND(p.workspaceId));
-        await this.finish(s.m, p.workspaceId, locked, 'unsend_message', null);
-      },
-    );
+    await this.writes.write(ctx, async (s) => {
+      const locked = await this.repo.lockOpen(s.m, p.workspaceId, entry.id);
+      if (!locked) return; // resolved meanwhile
+      await this.messages.unsendIn(s, locked.message_id!, BACKEND(p.workspaceId));
+      await this.finish(s.m, p.workspaceId, locked, 'unsend_message', null);
+    });
   }
 
   private async resolveIn(

@@ -3,7 +3,11 @@ import { EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { AppError } from '../common/errors/app-error';
-import { DEFAULT_ALLOWED_ATTACHMENT_TYPES, IMAGE_TYPES, mimeTypeOfUrl } from '../attachments/attachment-types';
+import {
+  DEFAULT_ALLOWED_ATTACHMENT_TYPES,
+  IMAGE_TYPES,
+  mimeTypeOfUrl,
+} from '../attachments/attachment-types';
 import type { AttachmentView } from '../contract/events';
 import { AttachmentLookup } from '../attachments/attachment-lookup';
 

@@ -65,7 +65,11 @@ export class MessageHistoryService {
       source(limit),
     );
     const page = pageOf(rows, limit, (r) => [r.created_key!, r.view.id]);
-    return { messages: page.items.map((r) => r.view), has_more: page.has_more, next_cursor: page.next_cursor };
+    return {
+      messages: page.items.map((r) => r.view),
+      has_more: page.has_more,
+      next_cursor: page.next_cursor,
+    };
   }
 
   private boundOf(q: HistoryQueryDto): HistoryBound {

@@ -228,7 +228,9 @@ function viewOf(r: RenderedRow, unseen: boolean): MessageView {
     channel_external_id: r.channel_external_id,
     // an author being erased (CONTRACT §20) is shown as no author already, as once the erasure is done
     user_id: r.u_id,
-    user: r.u_id ? { id: r.u_id, external_id: r.u_external_id!, name: r.u_name, avatar_url: r.u_avatar_url } : null,
+    user: r.u_id
+      ? { id: r.u_id, external_id: r.u_external_id!, name: r.u_name, avatar_url: r.u_avatar_url }
+      : null,
     content: deleted ? '' : r.content,
     type: r.type,
     attachment_url: deleted ? null : r.attachment_url,
@@ -258,10 +260,18 @@ function viewOf(r: RenderedRow, unseen: boolean): MessageView {
         : {
             reply_count: r.reply_count ?? 0,
             last_reply_at: r.last_reply_at,
-            thread_participants: (r.thread_participants ?? []).map((u) => ({ id: u.id, external_id: u.external_id, name: u.name })),
+            thread_participants: (r.thread_participants ?? []).map((u) => ({
+              id: u.id,
+              external_id: u.external_id,
+              name: u.name,
+            })),
           },
     ),
-    reactions: (r.reactions ?? []).map((x) => ({ emoji: x.emoji, count: x.count, reacted_by_me: x.reacted_by_me })),
+    reactions: (r.reactions ?? []).map((x) => ({
+      emoji: x.emoji,
+      count: x.count,
+      reacted_by_me: x.reacted_by_me,
+    })),
     pinned_at: r.pinned_at,
     pinned_by: r.pb_id ? { id: r.pb_id, external_id: r.pb_external_id!, name: r.pb_name } : null,
     ...(r.shadowed && unseen ? { shadowed: true as const } : {}),

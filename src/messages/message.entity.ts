@@ -98,7 +98,14 @@ export class Message {
    * The search document before migration 1763691090000 (now in message_search): no longer written nor
    * indexed, kept one release for the previous release's instances during a rolling deploy.
    */
-  @Column({ type: 'tsvector', name: 'search_doc', nullable: true, select: false, insert: false, update: false })
+  @Column({
+    type: 'tsvector',
+    name: 'search_doc',
+    nullable: true,
+    select: false,
+    insert: false,
+    update: false,
+  })
   searchDoc?: string | null;
 
   /** The message's ordinal in the channel's conversation; null if it is not counted there. */

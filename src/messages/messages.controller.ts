@@ -1,4 +1,16 @@
-import { applyDecorators, Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import {
+  applyDecorators,
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Query,
+  Res,
+} from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Auth } from '../common/auth/auth.decorator';
@@ -17,7 +29,9 @@ function SendResponses() {
     ApiOkResponse({
       type: MessageDto,
       description: 'An idempotent replay: the original message; no events fire',
-      headers: { 'Idempotent-Replayed': { description: 'Always `true`', schema: { type: 'string', enum: ['true'] } } },
+      headers: {
+        'Idempotent-Replayed': { description: 'Always `true`', schema: { type: 'string', enum: ['true'] } },
+      },
     }),
     ApiErrors({
       400: 'VALIDATION_ERROR: empty content without an attachment, an attachment_url outside the public URL, an unknown parent, thread_id or mention, a thread_id in another channel or itself a reply, metadata over 4 KiB',
@@ -56,7 +70,10 @@ export class MessagesController {
   /** The backend form: the channel in `channel_id`; `system: true` sends a system message. */
   @Post('messages')
   @Auth('backend')
-  @ApiOperation({ operationId: 'sendBackendMessage', summary: 'Send a message (backend form, system messages)' })
+  @ApiOperation({
+    operationId: 'sendBackendMessage',
+    summary: 'Send a message (backend form, system messages)',
+  })
   @SendResponses()
   async sendBackend(
     @CurrentPrincipal() p: BackendPrincipal,
@@ -72,7 +89,11 @@ export class MessagesController {
   @Auth('any')
   @ApiOperation({ operationId: 'listMessages', summary: "List a channel's messages" })
   @ApiOkResponse({ type: MessagePageDto })
-  @ApiErrors({ 400: `${BAD_PAGE}; an after that is neither a cursor nor a time`, 403: NOT_A_MEMBER, 404: NO_CHANNEL })
+  @ApiErrors({
+    400: `${BAD_PAGE}; an after that is neither a cursor nor a time`,
+    403: NOT_A_MEMBER,
+    404: NO_CHANNEL,
+  })
   list(
     @CurrentPrincipal() p: WorkspacePrincipal,
     @Param('id') channelRef: string,
@@ -87,7 +108,11 @@ export class MessagesController {
   @ApiOperation({ operationId: 'listReplies', summary: "List a thread's replies" })
   @ApiOkResponse({ type: MessagePageDto })
   @ApiErrors({ 400: BAD_PAGE, 403: NOT_A_MEMBER, 404: NO_MESSAGE })
-  replies(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') id: string, @Query() q: HistoryQueryDto): Promise<MessagePageDto> {
+  replies(
+    @CurrentPrincipal() p: WorkspacePrincipal,
+    @Param('id') id: string,
+    @Query() q: HistoryQueryDto,
+  ): Promise<MessagePageDto> {
     return this.history.replies(p, id, q);
   }
 
@@ -103,7 +128,11 @@ export class MessagesController {
     413: 'MESSAGE_TOO_LARGE: content over SERVICE_MAX_MESSAGE_SIZE_BYTES',
     422: 'MESSAGE_DELETED (unsent), EDIT_WINDOW_EXPIRED, or MESSAGE_REJECTED (moderation)',
   })
-  edit(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') id: string, @Body() dto: EditMessageDto): Promise<MessageDto> {
+  edit(
+    @CurrentPrincipal() p: WorkspacePrincipal,
+    @Param('id') id: string,
+    @Body() dto: EditMessageDto,
+  ): Promise<MessageDto> {
     return this.messages.edit(p, id, dto.content, dto.metadata);
   }
 

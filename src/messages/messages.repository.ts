@@ -107,7 +107,11 @@ export class MessagesRepository {
     return new Map(
       found.map((r) => [
         r.root_id,
-        { reply_count: r.reply_count, last_reply_at: iso(r.last_reply_at), thread_participants: r.thread_participants ?? [] },
+        {
+          reply_count: r.reply_count,
+          last_reply_at: iso(r.last_reply_at),
+          thread_participants: r.thread_participants ?? [],
+        },
       ]),
     );
   }
@@ -116,7 +120,12 @@ export class MessagesRepository {
    * New content, and new metadata when given ({} clears it). The search document is rewritten in the
    * same statement (message_search, migration 1763691090000): the indexer only fills in missing ones.
    */
-  async edit(m: EntityManager, id: string, content: string, metadata?: Record<string, unknown>): Promise<void> {
+  async edit(
+    m: EntityManager,
+    id: string,
+    content: string,
+    metadata?: Record<string, unknown>,
+  ): Promise<void> {
     await m.query(
       `WITH edited AS (
          UPDATE messages SET content = $2, edited_at = clock_timestamp(),
@@ -209,10 +218,7 @@ function keysetSource(
 ): MessageSource {
   const params: unknown[] = [];
   const arg = (value: unknown, type: 'uuid' | 'timestamptz') => sourceParam(params, value, type);
-  const where = [
-    ...scope(arg),
-    `NOT ${hiddenFrom('msg', '$2::uuid')}`,
-  ];
+  const where = [...scope(arg), `NOT ${hiddenFrom('msg', '$2::uuid')}`];
   let order = start;
   switch (bound.kind) {
     case 'newest':
@@ -233,7 +239,9 @@ function keysetSource(
       // CONTRACT §21: later than the time as shown, at millisecond precision. A message whose created_at
       // prints as that millisecond is left out (created_at keeps microseconds), so the bound is the next
       // millisecond; a plain range on created_at keeps the index scan.
-      where.push(`msg.created_at >= ${arg(toMillisecond(bound.time), 'timestamptz')} + interval '1 millisecond'`);
+      where.push(
+        `msg.created_at >= ${arg(toMillisecond(bound.time), 'timestamptz')} + interval '1 millisecond'`,
+      );
       order = 'ASC';
       break;
   }

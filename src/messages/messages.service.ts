@@ -18,7 +18,14 @@ import { RateLimiter } from '../infra/rate-limit/rate-limiter';
 import { SendMessageDto } from './dto/send-message.dto';
 import { Draft, MessageRules } from './message-rules';
 import { MessageModeration, ModerationVerdict } from './message-moderation';
-import { createdPayload, freshView, MessageViewer, MessageViews, PENDING_TIME, userRef } from './message-view.service';
+import {
+  createdPayload,
+  freshView,
+  MessageViewer,
+  MessageViews,
+  PENDING_TIME,
+  userRef,
+} from './message-view.service';
 import type { MessageUserView, MessageView } from '../contract/events';
 import { MessagesRepository } from './messages.repository';
 import { MessageUnsend } from './message-unsend';
@@ -63,7 +70,11 @@ export class MessagesService {
     transport: Transport = 'rest',
   ): Promise<SendResult> {
     const started = performance.now();
-    const type = system ? 'system' : dto.thread_id !== undefined || dto.parent_id !== undefined ? 'reply' : 'regular';
+    const type = system
+      ? 'system'
+      : dto.thread_id !== undefined || dto.parent_id !== undefined
+        ? 'reply'
+        : 'regular';
     let outcome: SendMetric = 'failed';
     try {
       const result = await this.sendChecked(p, channelRef, dto, system);
@@ -71,7 +82,12 @@ export class MessagesService {
       return result;
     } catch (e) {
       const status = httpStatusOf(toAppError(e).error.code);
-      outcome = status >= 500 ? 'failed' : status === 403 || status === 422 || status === 429 ? 'rejected' : 'invalid';
+      outcome =
+        status >= 500
+          ? 'failed'
+          : status === 403 || status === 422 || status === 429
+            ? 'rejected'
+            : 'invalid';
       throw e;
     } finally {
       this.metrics.sendDone(type, outcome, transport, (performance.now() - started) / 1000);
@@ -116,13 +132,22 @@ export class MessagesService {
       ctx,
       sender,
       { ...draft, content: verdict.content },
-      { idempotencyKey: dto.idempotency_key ?? null, metadata: dto.metadata, byUser: !system && p.kind === 'user' },
+      {
+        idempotencyKey: dto.idempotency_key ?? null,
+        metadata: dto.metadata,
+        byUser: !system && p.kind === 'user',
+      },
       verdict,
     );
   }
 
   /** PATCH /v1/messages/:id: the author (or a backend key) within the edit window. */
-  async edit(p: WorkspacePrincipal, id: string, content: string, metadata?: Record<string, unknown>): Promise<MessageView> {
+  async edit(
+    p: WorkspacePrincipal,
+    id: string,
+    content: string,
+    metadata?: Record<string, unknown>,
+  ): Promise<MessageView> {
     const ctx = await this.writes.open(p, null, 'edit', { messageId: id });
     const head = ctx.message!;
     if (!content.trim() && !head.attachment_url)
@@ -140,25 +165,22 @@ export class MessagesService {
         messageId: head.id,
       });
     }
-    return this.writes.write(
-      ctx,
-      async (s) => {
-        await this.repo.edit(s.m, head.id, verdict.content, metadata);
-        const view = await this.render(s.m, this.viewerOf(p), head.id);
-        await s.append('message.updated', {
-          message: {
-            id: view.id,
-            channel_id: view.channel_id,
-            channel_external_id: view.channel_external_id,
-            content: view.content,
-            metadata: view.metadata,
-            edited_at: view.edited_at!,
-          },
-        });
-        await verdict.record?.(s.m, head.id);
-        return view;
-      },
-    );
+    return this.writes.write(ctx, async (s) => {
+      await this.repo.edit(s.m, head.id, verdict.content, metadata);
+      const view = await this.render(s.m, this.viewerOf(p), head.id);
+      await s.append('message.updated', {
+        message: {
+          id: view.id,
+          channel_id: view.channel_id,
+          channel_external_id: view.channel_external_id,
+          content: view.content,
+          metadata: view.metadata,
+          edited_at: view.edited_at!,
+        },
+      });
+      await verdict.record?.(s.m, head.id);
+      return view;
+    });
   }
 
   /**
@@ -241,7 +263,9 @@ export class MessagesService {
     });
     const created = createdPayload(pending);
     if (shadowed) created.message.shadowed = true;
-    const events: OutgoingEvent[] = [{ type: 'message.created', payload: created } satisfies OutgoingEvent<'message.created'>];
+    const events: OutgoingEvent[] = [
+      { type: 'message.created', payload: created } satisfies OutgoingEvent<'message.created'>,
+    ];
     if (pending.mentions?.length && !shadowed) {
       events.push({
         type: 'message.mentioned',
@@ -336,4 +360,3 @@ export class MessagesService {
     return view;
   }
 }
-

@@ -34,7 +34,10 @@ export class HealthController {
   @Get('readyz')
   @ApiOperation({ operationId: 'getReadiness', summary: 'Readiness probe' })
   @ApiOkResponse({ type: ReadinessDto, description: 'Every dependency answers' })
-  @ApiServiceUnavailableResponse({ type: ReadinessDto, description: 'A dependency is down, or the instance is shutting down (Retry-After: 5)' })
+  @ApiServiceUnavailableResponse({
+    type: ReadinessDto,
+    description: 'A dependency is down, or the instance is shutting down (Retry-After: 5)',
+  })
   async readyz(@Res({ passthrough: true }) res: Response): Promise<ReadinessDto> {
     const database = (await this.probe.up()) ? 'up' : 'down';
     const redis = this.redis.enabled ? ((await this.redis.ping()) ? 'up' : 'down') : 'not configured';

@@ -47,7 +47,9 @@ export function childrenOf<V extends string>(
     map.set(v, counter.labels({ [label]: v }));
   }
   const fallback = withOther ? map.get('other')! : { inc: () => undefined };
-  return Object.assign(Object.fromEntries(map) as Record<V, Inc>, { of: (value: string) => map.get(value) ?? fallback });
+  return Object.assign(Object.fromEntries(map) as Record<V, Inc>, {
+    of: (value: string) => map.get(value) ?? fallback,
+  });
 }
 
 /** One registry per app (tests create several apps in one process, hence not the global one). */
@@ -190,7 +192,10 @@ export class Metrics {
   });
 
   private readonly sent = Object.fromEntries(
-    SEND_TYPES.map((t) => [t, Object.fromEntries(SEND_OUTCOMES.map((o) => [o, this.messagesSent.labels(t, o)]))]),
+    SEND_TYPES.map((t) => [
+      t,
+      Object.fromEntries(SEND_OUTCOMES.map((o) => [o, this.messagesSent.labels(t, o)])),
+    ]),
   ) as Record<SendType, Record<SendOutcome, Inc>>;
   private readonly sendTime: Record<Transport, { observe(v: number): void }> = {
     rest: this.sendSeconds.labels('rest'),
@@ -204,7 +209,8 @@ export class Metrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
-    for (const t of SEND_TYPES) for (const o of SEND_OUTCOMES) this.messagesSent.inc({ type: t, outcome: o }, 0);
+    for (const t of SEND_TYPES)
+      for (const o of SEND_OUTCOMES) this.messagesSent.inc({ type: t, outcome: o }, 0);
     for (const t of TRANSPORTS) this.sendSeconds.zero({ transport: t });
     for (const f of FOLLOWERS) this.followerAt(f);
     for (const s of POOL_STATES) this.dbPool.set({ state: s }, 0);
@@ -221,7 +227,11 @@ export class Metrics {
    * What a log follower found at a pass: `first`, the oldest event it had not handed on (none: it is
    * caught up, or does not run here), and the log's newest position.
    */
-  followerAt(follower: Follower, first?: { position: number | string; created_at: Date | string }, head = 0): void {
+  followerAt(
+    follower: Follower,
+    first?: { position: number | string; created_at: Date | string },
+    head = 0,
+  ): void {
     const events = first ? head - Number(first.position) + 1 : 0;
     const seconds = first ? (Date.now() - new Date(first.created_at).getTime()) / 1000 : 0;
     this.followerLagEvents.set({ follower }, Math.max(first ? 1 : 0, events));
@@ -253,7 +263,11 @@ export class Metrics {
       const end = this.httpDuration.startTimer();
       res.on('finish', () => {
         const route = (req.route as { path?: string } | undefined)?.path;
-        end({ method: req.method, route: route ? `${req.baseUrl}${route}` : 'unmatched', status: String(res.statusCode) });
+        end({
+          method: req.method,
+          route: route ? `${req.baseUrl}${route}` : 'unmatched',
+          status: String(res.statusCode),
+        });
       });
       next();
     };

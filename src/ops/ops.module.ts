@@ -5,5 +5,9 @@ import { HealthController } from './health.controller';
 import { Metrics } from './metrics';
 
 @Global()
-@Module({ controllers: [HealthController], providers: [Metrics, DependencyGauges, Draining], exports: [Metrics, Draining] })
+@Module({
+  controllers: [HealthController],
+  providers: [Metrics, DependencyGauges, Draining],
+  exports: [Metrics, Draining],
+})
 export class OpsModule {}

@@ -30,12 +30,20 @@ export class PinsService {
   /** Pins the message; pinning a pinned message is a no-op (200, no event). */
   async pin(p: WorkspacePrincipal, messageId: string): Promise<MessageView> {
     const ctx = await this.writes.open(p, null, 'pin', { messageId });
-    return this.write(p, ctx, async (s) => {
-      const outcome = await this.repo.pin(s.m, s.channel.id, messageId, ctx.actor?.id ?? null);
-      if (outcome === 'limit')
-        throw new AppError('PIN_LIMIT', `A channel can have at most ${PIN_LIMIT} pinned messages; unpin one first`);
-      return outcome === 'pinned';
-    }, 'message.pinned');
+    return this.write(
+      p,
+      ctx,
+      async (s) => {
+        const outcome = await this.repo.pin(s.m, s.channel.id, messageId, ctx.actor?.id ?? null);
+        if (outcome === 'limit')
+          throw new AppError(
+            'PIN_LIMIT',
+            `A channel can have at most ${PIN_LIMIT} pinned messages; unpin one first`,
+          );
+        return outcome === 'pinned';
+      },
+      'message.pinned',
+    );
   }
 
   /** Unpins the message; unpinning a message that is not pinned is a no-op (200, no event). */
@@ -49,10 +57,18 @@ export class PinsService {
     const before = q.before !== undefined ? cursorOf(q.before) : null;
     const { channel } = await this.access.open(p, channelRef);
     const limit = q.limit ?? DEFAULT_PAGE_SIZE;
-    const rows = await this.views.rows(this.db.manager, viewerOf(p), this.repo.pageSource(channel.id, before, limit));
+    const rows = await this.views.rows(
+      this.db.manager,
+      viewerOf(p),
+      this.repo.pageSource(channel.id, before, limit),
+    );
     // created_key is the source's sort key: here the exact pinned_at
     const page = pageOf(rows, limit, (r) => [r.created_key!, r.view.id]);
-    return { messages: page.items.map((r) => r.view), has_more: page.has_more, next_cursor: page.next_cursor };
+    return {
+      messages: page.items.map((r) => r.view),
+      has_more: page.has_more,
+      next_cursor: page.next_cursor,
+    };
   }
 
   /**
@@ -65,15 +81,12 @@ export class PinsService {
     change: (s: ChannelWriteSession) => Promise<boolean>,
     event: 'message.pinned' | 'message.unpinned',
   ): Promise<MessageView> {
-    return this.writes.write(
-      ctx,
-      async (s) => {
-        const changed = await change(s);
-        const view = await this.render(s.m, viewerOf(p), ctx.message!.id);
-        if (changed) await s.append(event, pinPayload(view));
-        return view;
-      },
-    );
+    return this.writes.write(ctx, async (s) => {
+      const changed = await change(s);
+      const view = await this.render(s.m, viewerOf(p), ctx.message!.id);
+      if (changed) await s.append(event, pinPayload(view));
+      return view;
+    });
   }
 
   private async render(m: EntityManager, viewer: MessageViewer, id: string): Promise<MessageView> {

@@ -99,7 +99,11 @@ export class PushRelay implements LogTailPart {
     if (this.cursor.passed()) this.pendingJobs = false;
     const events = output as EventRef[];
     const first = events[0];
-    this.metrics.followerAt('push', first && { position: first.pos, created_at: first.created_at }, pass.head);
+    this.metrics.followerAt(
+      'push',
+      first && { position: first.pos, created_at: first.created_at },
+      pass.head,
+    );
     const fresh = events.filter((e) => !e.stale);
     if (fresh.length) {
       await this.queue.addBulk(
@@ -111,7 +115,11 @@ export class PushRelay implements LogTailPart {
     const last = events[events.length - 1];
     // a short batch read every message event below the bound: the cursor can jump to the bound itself,
     // so the next pass does not rescan the other events in between
-    this.cursor.advance(events.length < BATCH || !last ? { txId: pass.bound, position: 0 } : { txId: last.tx, position: Number(last.pos) });
+    this.cursor.advance(
+      events.length < BATCH || !last
+        ? { txId: pass.bound, position: 0 }
+        : { txId: last.tx, position: Number(last.pos) },
+    );
     return { events: events.length, more: events.length >= BATCH };
   }
 }

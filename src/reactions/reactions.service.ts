@@ -58,15 +58,16 @@ export class ReactionsService {
     change: (s: ChannelWriteSession, actorId: string) => Promise<void>,
   ): Promise<MessageView> {
     const actor = ctx.actor!;
-    return this.writes.write(
-      ctx,
-      async (s) => {
-        await change(s, actor.id);
-        const view = await this.views.renderOne(s.m, { workspaceId: ctx.workspaceId, userId: actor.id }, ctx.message!.id);
-        if (!view) throw AppError.notFound('Message');
-        return view;
-      },
-    );
+    return this.writes.write(ctx, async (s) => {
+      await change(s, actor.id);
+      const view = await this.views.renderOne(
+        s.m,
+        { workspaceId: ctx.workspaceId, userId: actor.id },
+        ctx.message!.id,
+      );
+      if (!view) throw AppError.notFound('Message');
+      return view;
+    });
   }
 
   private async announce(

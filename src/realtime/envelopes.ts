@@ -44,7 +44,12 @@ export function messageIdOf(e: StoredEvent): string | null {
 }
 
 /** An event's envelope: a channel event carries its channel and seq; `about` names the channel of a user-scoped one. */
-function envelope<K extends ServerEventName>(e: StoredEvent, type: K, data: ServerEventMap[K], about?: string): Envelope<K> {
+function envelope<K extends ServerEventName>(
+  e: StoredEvent,
+  type: K,
+  data: ServerEventMap[K],
+  about?: string,
+): Envelope<K> {
   const channelId = e.channel_id ?? about;
   return {
     v: 1,
@@ -72,13 +77,24 @@ export class EnvelopeBuilder {
   ) {}
 
   /** One envelope per event (null where the event has no realtime form), events of one workspace. */
-  async build(events: StoredEvent[], viewerId: string | null, m: EntityManager = this.db.manager): Promise<(AnyEnvelope | null)[]> {
+  async build(
+    events: StoredEvent[],
+    viewerId: string | null,
+    m: EntityManager = this.db.manager,
+  ): Promise<(AnyEnvelope | null)[]> {
     const ids = events.filter((e) => RENDERED.has(e.type)).map((e) => messageIdOf(e)!);
-    const rendered = ids.length ? await this.messages(events[0]!.workspace_id, ids, viewerId, m) : new Map<string, MessageView>();
+    const rendered = ids.length
+      ? await this.messages(events[0]!.workspace_id, ids, viewerId, m)
+      : new Map<string, MessageView>();
     return events.map((e) => this.one(e, rendered));
   }
 
-  async messages(workspaceId: string, ids: string[], viewerId: string | null, m: EntityManager = this.db.manager): Promise<Map<string, MessageView>> {
+  async messages(
+    workspaceId: string,
+    ids: string[],
+    viewerId: string | null,
+    m: EntityManager = this.db.manager,
+  ): Promise<Map<string, MessageView>> {
     const views = await this.views.render(m, { workspaceId, userId: viewerId }, ids);
     // a shadowed message reaches only its author here, who must not learn of the shadow ban
     return new Map(views.map(({ shadowed: _, ...v }) => [v.id, v]));
@@ -100,7 +116,9 @@ export class EnvelopeBuilder {
         const { message } = e.payload;
         const view = rendered.get(message.id);
         if (!view) return null;
-        return envelope(e, e.type, { message: { ...view, pinned_at: message.pinned_at, pinned_by: message.pinned_by } });
+        return envelope(e, e.type, {
+          message: { ...view, pinned_at: message.pinned_at, pinned_by: message.pinned_by },
+        });
       }
       case 'message.reaction.added':
         return envelope(e, 'reaction.add', e.payload.reaction);
@@ -108,7 +126,12 @@ export class EnvelopeBuilder {
         return envelope(e, 'reaction.remove', e.payload.reaction);
       case 'channel.read': {
         const { user_id, external_id, last_read_at } = e.payload;
-        return envelope(e, 'channel.read', { channel_id: e.channel_id ?? e.payload.channel_id, user_id, external_id, last_read_at });
+        return envelope(e, 'channel.read', {
+          channel_id: e.channel_id ?? e.payload.channel_id,
+          user_id,
+          external_id,
+          last_read_at,
+        });
       }
       case 'channel.created':
       case 'channel.updated':

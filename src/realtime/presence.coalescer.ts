@@ -4,7 +4,17 @@ import { rows } from '../infra/database/sql';
 import { RedisService } from '../infra/redis/redis.module';
 import { largeChannelSql } from '../workspaces/workspace-settings';
 import { PresenceStore } from './presence.store';
-import { AppServer, AppSocket, channelRoom, presenceBatchRoom, PresenceNews, presenceRoom, presenceSubRoom, SocketData, userRoom } from './realtime-events';
+import {
+  AppServer,
+  AppSocket,
+  channelRoom,
+  presenceBatchRoom,
+  PresenceNews,
+  presenceRoom,
+  presenceSubRoom,
+  SocketData,
+  userRoom,
+} from './realtime-events';
 import type { PresenceBatch, PresenceChange, PresenceMode } from '../contract/realtime';
 
 /** Presence changes are gathered for this long and then announced together. */
@@ -140,7 +150,9 @@ export class PresenceCoalescer implements BeforeApplicationShutdown {
     this.timerDue = due;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.running = this.running.then(() => this.tick()).catch((e: unknown) => this.logger.warn(`presence tick failed: ${String(e)}`));
+      this.running = this.running
+        .then(() => this.tick())
+        .catch((e: unknown) => this.logger.warn(`presence tick failed: ${String(e)}`));
     }, ms);
     this.timer.unref();
   }
@@ -168,9 +180,11 @@ export class PresenceCoalescer implements BeforeApplicationShutdown {
     const seenAt = new Map<string, string>();
     if (down.length) {
       try {
-        const seen = await rows<{ id: string; last_seen_at: Date }>(this.db.manager, `UPDATE users SET last_seen_at = now() WHERE id = ANY($1::uuid[]) RETURNING id, last_seen_at`, [
-          down.map((p) => p.who.userId),
-        ]);
+        const seen = await rows<{ id: string; last_seen_at: Date }>(
+          this.db.manager,
+          `UPDATE users SET last_seen_at = now() WHERE id = ANY($1::uuid[]) RETURNING id, last_seen_at`,
+          [down.map((p) => p.who.userId)],
+        );
         for (const r of seen) seenAt.set(r.id, new Date(r.last_seen_at).toISOString());
       } catch (e) {
         this.logger.debug(`last_seen_at not written: ${String(e)}`);
@@ -179,7 +193,9 @@ export class PresenceCoalescer implements BeforeApplicationShutdown {
     // users who came back while the UPDATE ran are counted again already and stay online
     this.store.release(down.filter((p) => !this.sockets.has(p.who.userId)).map((p) => p.who.userId));
     await this.store.flush();
-    const elsewhere = down.length ? await this.store.onlineOf(down.map((p) => p.who.userId)) : new Set<string>();
+    const elsewhere = down.length
+      ? await this.store.onlineOf(down.map((p) => p.who.userId))
+      : new Set<string>();
     if (this.closed) return;
 
     const news: PresenceNews = { ts: new Date().toISOString(), changes: [] };
@@ -187,7 +203,12 @@ export class PresenceCoalescer implements BeforeApplicationShutdown {
       const rooms = this.roomsOf(p.who.userId);
       if (!rooms) continue; // gone again meanwhile: its close is pending
       this.announced.add(p.who.userId);
-      if (rooms.length) news.changes.push({ user_id: p.who.userId, rooms, change: { external_id: p.who.externalId, online: true, last_seen_at: null } });
+      if (rooms.length)
+        news.changes.push({
+          user_id: p.who.userId,
+          rooms,
+          change: { external_id: p.who.externalId, online: true, last_seen_at: null },
+        });
     }
     for (const p of down) {
       const userId = p.who.userId;
@@ -195,7 +216,11 @@ export class PresenceCoalescer implements BeforeApplicationShutdown {
       const wasAnnounced = this.announced.delete(userId);
       // online on another instance: that one announces when its last socket closes
       if (!wasAnnounced || elsewhere.has(userId) || !p.rooms.length) continue;
-      news.changes.push({ user_id: userId, rooms: p.rooms, change: { external_id: p.who.externalId, online: false, last_seen_at: seenAt.get(userId) ?? news.ts } });
+      news.changes.push({
+        user_id: userId,
+        rooms: p.rooms,
+        change: { external_id: p.who.externalId, online: false, last_seen_at: seenAt.get(userId) ?? news.ts },
+      });
     }
     news.changes = await this.smallOnly(news.changes);
     if (this.closed) return;
@@ -253,7 +278,8 @@ export class PresenceCoalescer implements BeforeApplicationShutdown {
           .except([userRoom(user_id), presenceRoom('batch'), presenceRoom('none')])
           .emit('presence.changed', env);
       const others = presenceSubRoom(user_id, 'batch');
-      if (nsp.adapter.rooms.has(others)) this.server.local.to(others).except(userRoom(user_id)).emit('presence.changed', env);
+      if (nsp.adapter.rooms.has(others))
+        this.server.local.to(others).except(userRoom(user_id)).emit('presence.changed', env);
     }
     if (!batch) return;
     for (const { rooms, change } of news.changes) {
@@ -283,7 +309,13 @@ export class PresenceCoalescer implements BeforeApplicationShutdown {
         if (c.online) data.online.push(c.external_id);
         else data.offline.push({ external_id: c.external_id, last_seen_at: c.last_seen_at ?? ts });
       }
-      this.server.local.to(presenceBatchRoom(room)).emit('presence.batch', { v: 1, type: 'presence.batch', channel_id: room.slice(CHANNEL_PREFIX.length), data, ts });
+      this.server.local.to(presenceBatchRoom(room)).emit('presence.batch', {
+        v: 1,
+        type: 'presence.batch',
+        channel_id: room.slice(CHANNEL_PREFIX.length),
+        data,
+        ts,
+      });
     }
   }
 }

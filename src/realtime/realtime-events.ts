@@ -1,14 +1,24 @@
 import type { BroadcastOperator, Server, Socket } from 'socket.io';
 import type { ErrorBody } from '../common/errors/app-error';
 import type { DomainEventType } from '../contract/events';
-import type { AnyEnvelope, ClientEventName, Envelope, PresenceChange, PresenceMode, ServerEventName } from '../contract/realtime';
+import type {
+  AnyEnvelope,
+  ClientEventName,
+  Envelope,
+  PresenceChange,
+  PresenceMode,
+  ServerEventName,
+} from '../contract/realtime';
 
 /** The server → client events (CONTRACT §11): one listener per name of the realtime contract. */
 export type ServerToClientEvents = { [K in ServerEventName]: (e: Envelope<K>) => void };
 
 export type Ack = { ok: true; data: unknown } | { ok: false; error: Omit<ErrorBody, 'request_id'> };
 
-export interface ClientToServerEvents extends Record<ClientEventName, (payload: unknown, ack?: (a: Ack) => void) => void> {
+export interface ClientToServerEvents extends Record<
+  ClientEventName,
+  (payload: unknown, ack?: (a: Ack) => void) => void
+> {
   'message.send': (payload: unknown, ack?: (a: Ack) => void) => void;
   'channel.delivered': (payload: unknown, ack?: (a: Ack) => void) => void;
   'channel.read': (payload: unknown, ack?: (a: Ack) => void) => void;
@@ -18,7 +28,9 @@ export interface ClientToServerEvents extends Record<ClientEventName, (payload: 
   'presence.unsubscribe': (payload: unknown, ack?: (a: Ack) => void) => void;
 }
 
-const clientEventsComplete: Exclude<keyof ClientToServerEvents, ClientEventName> extends never ? true : never = true;
+const clientEventsComplete: Exclude<keyof ClientToServerEvents, ClientEventName> extends never
+  ? true
+  : never = true;
 void clientEventsComplete;
 
 export interface SocketData {
@@ -74,7 +86,11 @@ export const REALTIME_NAME: Partial<Record<DomainEventType, ServerEventName>> = 
  * A workspace event (no channel) with a realtime name goes to its audience's own sockets (their
  * `user:<id>` rooms) and nobody else's: the user-scoped events that are kept in the log.
  */
-export function isUserScoped(e: { channel_id: string | null; audience: string[] | null; type: DomainEventType }): boolean {
+export function isUserScoped(e: {
+  channel_id: string | null;
+  audience: string[] | null;
+  type: DomainEventType;
+}): boolean {
   return !e.channel_id && !!e.audience?.length && REALTIME_NAME[e.type] !== undefined;
 }
 

@@ -25,11 +25,17 @@ export function withPresenceBatchRooms(adapter: Adapter): Adapter {
   adapter.addAll = (id: SocketId, rooms: Set<Room>) => {
     if (!rooms.has(BATCH) && !adapter.sids.get(id)?.has(BATCH)) return addAll(id, rooms);
     const all = new Set(rooms);
-    for (const r of rooms) if (typeof r === 'string' && r.startsWith(CHANNEL_PREFIX)) all.add(presenceBatchRoom(r));
+    for (const r of rooms)
+      if (typeof r === 'string' && r.startsWith(CHANNEL_PREFIX)) all.add(presenceBatchRoom(r));
     return addAll(id, all);
   };
   adapter.del = (id: SocketId, room: Room) => {
-    if (typeof room === 'string' && room.startsWith(CHANNEL_PREFIX) && adapter.sids.get(id)?.has(presenceBatchRoom(room))) void del(id, presenceBatchRoom(room));
+    if (
+      typeof room === 'string' &&
+      room.startsWith(CHANNEL_PREFIX) &&
+      adapter.sids.get(id)?.has(presenceBatchRoom(room))
+    )
+      void del(id, presenceBatchRoom(room));
     return del(id, room);
   };
   return adapter;
@@ -104,7 +110,10 @@ export class RealtimeIoAdapter extends IoAdapter {
       // handshake, since browsers apply no CORS to WebSocket. Credentials stay allowed (the origin is
       // reflected when any may connect) so a load balancer's affinity cookie reaches long-polling requests.
       cors: { origin: this.corsOrigins === '*' ? true : [...this.corsOrigins], credentials: true },
-      allowRequest: (req: IncomingMessage, done: (err: string | null | undefined, success: boolean) => void) => {
+      allowRequest: (
+        req: IncomingMessage,
+        done: (err: string | null | undefined, success: boolean) => void,
+      ) => {
         if (socketOriginAllowed(this.corsOrigins, req)) done(null, true);
         else done(`origin ${req.headers.origin} is not allowed (SERVICE_CORS_ORIGINS)`, false);
       },

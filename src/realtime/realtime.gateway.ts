@@ -1,7 +1,15 @@
 import { BeforeApplicationShutdown, Inject, Logger } from '@nestjs/common';
 import { OnGatewayConnection, OnGatewayInit, WebSocketGateway, WebSocketServer } from '@nestjs/websockets';
 import { plainToInstance } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsString, MaxLength, MinLength, validate } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsString,
+  MaxLength,
+  MinLength,
+  validate,
+} from 'class-validator';
 import { DataSource } from 'typeorm';
 import { CredentialsService, UserLookup } from '../auth/credentials.service';
 import { fromUserKeys, userKey } from '../auth/user-id.cache';
@@ -27,7 +35,15 @@ import { Batcher } from '../common/batcher';
 import { OVERRUN_WINDOW_MS, SocketBudget } from './socket-budget';
 import { DueSchedule } from './due-schedule';
 import { PresenceCoalescer, presenceModeOf } from './presence.coalescer';
-import { Ack, AppServer, AppSocket, channelRoom, presenceRoom, presenceSubRoom, userRoom } from './realtime-events';
+import {
+  Ack,
+  AppServer,
+  AppSocket,
+  channelRoom,
+  presenceRoom,
+  presenceSubRoom,
+  userRoom,
+} from './realtime-events';
 import { PresenceReader } from '../channels/presence-reader';
 
 class ChannelRefDto {
@@ -100,7 +116,10 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
   private readonly logger = new Logger('Realtime');
   private readonly typing = new Map<string, NodeJS.Timeout>();
   /** Large channels whose typing.start went out less than a second ago, with the latest one waiting. */
-  private readonly largeTyping = new Map<string, { timer: NodeJS.Timeout; next: { userId: string; emit: () => void } | null }>();
+  private readonly largeTyping = new Map<
+    string,
+    { timer: NodeJS.Timeout; next: { userId: string; emit: () => void } | null }
+  >();
   private closing = false;
   /** Each socket's presence subscriptions: external_id → user id (CONTRACT §29). They end with the socket. */
   private readonly subscriptions = new WeakMap<AppSocket, Map<string, string>>();
@@ -126,7 +145,13 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
    * afresh (no cache): a deleted user, a membership or a ban that just changed counts at once.
    */
   private readonly arrivals = new Batcher<string, Arrival | null>(async (keys) => {
-    const rows = await prepared<{ workspace_id: string; external_id: string; id: string; channel_ids: string[]; banned: boolean }>(
+    const rows = await prepared<{
+      workspace_id: string;
+      external_id: string;
+      id: string;
+      channel_ids: string[];
+      banned: boolean;
+    }>(
       this.db.manager,
       `SELECT k.workspace_id, k.external_id, u.id,
               ARRAY(SELECT m.channel_id FROM channel_members m WHERE m.user_id = u.id) AS channel_ids,
@@ -136,7 +161,12 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
       fromUserKeys(keys),
     );
     const found = new Map<string, Arrival | null>(keys.map((k) => [k, null]));
-    for (const r of rows) found.set(userKey(r.workspace_id, r.external_id), { userId: r.id, channelIds: r.channel_ids, banned: r.banned });
+    for (const r of rows)
+      found.set(userKey(r.workspace_id, r.external_id), {
+        userId: r.id,
+        channelIds: r.channel_ids,
+        banned: r.banned,
+      });
     return found;
   });
 
@@ -166,7 +196,8 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
     server.use((socket, next) => {
       const auth = socket.handshake.auth as { token?: unknown };
       const query = socket.handshake.query.token;
-      const token = typeof auth?.token === 'string' ? auth.token : typeof query === 'string' ? query : undefined;
+      const token =
+        typeof auth?.token === 'string' ? auth.token : typeof query === 'string' ? query : undefined;
       const fail = (e: unknown) => {
         const { error } = toAppError(e);
         const err = new Error(error.message) as Error & { data: unknown };
@@ -177,14 +208,20 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
       if (!token) return fail(new AppError('UNAUTHORIZED', 'Missing token: connect with auth.token'));
       // the user is looked up with their channels and bans, one statement for a burst of connects
       let arrival: Arrival | null = null;
-      const lookup: UserLookup = async (workspaceId, externalId) => (arrival = await this.arrivals.load(userKey(workspaceId, externalId)))?.userId ?? null;
+      const lookup: UserLookup = async (workspaceId, externalId) =>
+        (arrival = await this.arrivals.load(userKey(workspaceId, externalId)))?.userId ?? null;
       this.credentials
         .userSession(token, lookup)
         .then(({ principal: p, validUntil }) => {
           // a user who just flooded is refused until the flood's ten seconds are over
           if (this.budgets.get(p.userId)?.exhausted) {
             this.metrics.limited.socket_connect.inc();
-            throw new AppError('RATE_LIMITED', 'Too many events from this user; reconnect later', undefined, OVERRUN_WINDOW_MS / 1000);
+            throw new AppError(
+              'RATE_LIMITED',
+              'Too many events from this user; reconnect later',
+              undefined,
+              OVERRUN_WINDOW_MS / 1000,
+            );
           }
           if (arrival?.banned) throw new AppError('BANNED');
           socket.data = { workspaceId: p.workspaceId, userId: p.userId, externalId: p.externalId };
@@ -324,12 +361,16 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
   ): void {
     const { userId } = socket.data;
     let budget = this.budgets.get(userId);
-    if (!budget) this.budgets.set(userId, (budget = new SocketBudget(this.config.SERVICE_SOCKET_EVENTS_PER_SECOND)));
+    if (!budget)
+      this.budgets.set(userId, (budget = new SocketBudget(this.config.SERVICE_SOCKET_EVENTS_PER_SECOND)));
     if (!budget.take()) {
       this.metrics.limited.socket_event.inc();
       if (budget.exhausted) socket.disconnect(true);
       else if (typeof ack === 'function')
-        ack({ ok: false, error: errorBody(new AppError('RATE_LIMITED', 'Too many events; slow down', undefined, 1)).error });
+        ack({
+          ok: false,
+          error: errorBody(new AppError('RATE_LIMITED', 'Too many events; slow down', undefined, 1)).error,
+        });
       return;
     }
     (this.sessions.get(socket)?.ready ?? Promise.resolve())
@@ -344,8 +385,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
 
   /** Every socket's listeners, made once: Socket.IO calls them with the socket as `this`. */
   private readonly listeners = ((gateway: RealtimeGateway) => {
-    const event =
-      (fn: (socket: AppSocket, payload: unknown) => Promise<unknown>) =>
+    const event = (fn: (socket: AppSocket, payload: unknown) => Promise<unknown>) =>
       function (this: AppSocket, payload: unknown, ack?: (a: Ack) => void): void {
         gateway.dispatch(this, fn, payload, ack);
       };
@@ -355,17 +395,33 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
         event(async (socket, payload) => {
           const dto = await parse(SocketSendDto, payload);
           const { channel_id, ...body } = dto;
-          const result = await gateway.messages.send(gateway.principal(socket), channel_id, Object.assign(new SendMessageDto(), body), false, 'socket');
+          const result = await gateway.messages.send(
+            gateway.principal(socket),
+            channel_id,
+            Object.assign(new SendMessageDto(), body),
+            false,
+            'socket',
+          );
           return result.message;
         }),
       ],
       [
         'channel.delivered',
-        event(async (socket, payload) => gateway.receipts.markDelivered(gateway.principal(socket), (await parse(ChannelRefDto, payload)).channel_id)),
+        event(async (socket, payload) =>
+          gateway.receipts.markDelivered(
+            gateway.principal(socket),
+            (await parse(ChannelRefDto, payload)).channel_id,
+          ),
+        ),
       ],
       [
         'channel.read',
-        event(async (socket, payload) => gateway.receipts.markRead(gateway.principal(socket), (await parse(ChannelRefDto, payload)).channel_id)),
+        event(async (socket, payload) =>
+          gateway.receipts.markRead(
+            gateway.principal(socket),
+            (await parse(ChannelRefDto, payload)).channel_id,
+          ),
+        ),
       ],
       ['presence.subscribe', event(async (socket, payload) => gateway.subscribe(socket, payload))],
       ['presence.unsubscribe', event(async (socket, payload) => gateway.unsubscribe(socket, payload))],
@@ -394,7 +450,9 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
     const { external_ids } = await parse(PresenceSubscriptionDto, payload);
     const { workspaceId, userId } = socket.data;
     // with each user: do they share a channel that is not large (a batch socket hears of them there)
-    const users = await this.db.query<{ id: string; external_id: string; last_seen_at: Date | null; partner: boolean }[]>(
+    const users = await this.db.query<
+      { id: string; external_id: string; last_seen_at: Date | null; partner: boolean }[]
+    >(
       `SELECT u.id, u.external_id, u.last_seen_at,
               EXISTS (SELECT 1 FROM channel_members mine JOIN channel_members theirs
                         ON theirs.channel_id = mine.channel_id AND theirs.user_id = u.id
@@ -411,11 +469,16 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
     const mine = this.subscriptions.get(socket) ?? new Map<string, string>();
     const after = new Set([...mine.keys(), ...users.map((u) => u.external_id)]);
     if (after.size > MAX_SUBSCRIPTIONS)
-      throw AppError.validation('external_ids', `at most ${MAX_SUBSCRIPTIONS} presence subscriptions per socket`);
+      throw AppError.validation(
+        'external_ids',
+        `at most ${MAX_SUBSCRIPTIONS} presence subscriptions per socket`,
+      );
     // joined before the state is read: a change after the read reaches the socket. A batch socket
     // already hears of its partners through its channels' batches: only the others are added
     const mode = presenceModeOf(socket);
-    await socket.join(users.filter((u) => mode !== 'batch' || !u.partner).map((u) => presenceSubRoom(u.id, mode)));
+    await socket.join(
+      users.filter((u) => mode !== 'batch' || !u.partner).map((u) => presenceSubRoom(u.id, mode)),
+    );
     for (const u of users) mine.set(u.external_id, u.id);
     this.subscriptions.set(socket, mine);
     const online = await this.presenceReader.onlineOf(users.map((u) => u.id));
@@ -473,13 +536,23 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
    * large channel (CONTRACT §29) at most one `typing.start` a second goes out per channel from this
    * instance, the latest typer's, and `typing.stop` not at all (clients expire a typer after 5 s).
    */
-  private async typingEvent(socket: AppSocket, payload: unknown, start: boolean): Promise<{ channel_id: string }> {
+  private async typingEvent(
+    socket: AppSocket,
+    payload: unknown,
+    start: boolean,
+  ): Promise<{ channel_id: string }> {
     const { channel_id: ref } = await parse(ChannelRefDto, payload);
     const { channel } = await this.access.open(this.principal(socket), ref);
     const { userId, externalId } = socket.data;
     const key = `${channel.id}:${userId}`;
     const emit = (type: 'typing.start' | 'typing.stop') => {
-      const env = { v: 1 as const, type, channel_id: channel.id, data: { user_id: userId, external_id: externalId }, ts: new Date().toISOString() };
+      const env = {
+        v: 1 as const,
+        type,
+        channel_id: channel.id,
+        data: { user_id: userId, external_id: externalId },
+        ts: new Date().toISOString(),
+      };
       const to = this.server.to(channelRoom(channel.id)).except(userRoom(userId));
       if (type === 'typing.start') to.emit('typing.start', { ...env, type });
       else to.emit('typing.stop', { ...env, type });

@@ -3,12 +3,27 @@ import { ROOM_MOVE_GRACE_MS } from '../events/live-publish';
 import { inSeqOrder, RoomMoves } from './realtime.publisher';
 
 const ev = (id: string, channel: string | null, seq: number | null) =>
-  ({ id, channel_id: channel, seq, workspace_id: 'w', type: 'message.created', payload: {}, audience: null }) as unknown as StoredEvent;
+  ({
+    id,
+    channel_id: channel,
+    seq,
+    workspace_id: 'w',
+    type: 'message.created',
+    payload: {},
+    audience: null,
+  }) as unknown as StoredEvent;
 
 describe('inSeqOrder', () => {
   it("puts each channel's events of a batch in seq order, in the slots that channel had", () => {
     // log (transaction-id) order: a later lock holder committed with a lower transaction id
-    const batch = [ev('a6', 'a', 6), ev('b2', 'b', 2), ev('a5', 'a', 5), ev('x', null, null), ev('b1', 'b', 1), ev('a7', 'a', 7)];
+    const batch = [
+      ev('a6', 'a', 6),
+      ev('b2', 'b', 2),
+      ev('a5', 'a', 5),
+      ev('x', null, null),
+      ev('b1', 'b', 1),
+      ev('a7', 'a', 7),
+    ];
     expect(inSeqOrder(batch).map((e) => e.id)).toEqual(['a5', 'b1', 'a6', 'x', 'b2', 'a7']);
   });
 

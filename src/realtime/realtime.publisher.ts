@@ -200,7 +200,8 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     this.registered = false;
     this.detachLive?.();
     await this.tail.unregister(this);
-    if (this.lease.isLeader) await this.cursor.flush().catch((e: unknown) => this.logger.warn(`saving the cursor: ${String(e)}`));
+    if (this.lease.isLeader)
+      await this.cursor.flush().catch((e: unknown) => this.logger.warn(`saving the cursor: ${String(e)}`));
     await this.lease.stop();
   }
 
@@ -229,7 +230,9 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     const saved = await this.cursor.load();
     if (!saved || !(await this.reader.staleAfter(saved, STALE_BACKLOG_SECONDS))) return;
     const head = await this.reader.head();
-    this.logger.warn(`nothing was published for over ${STALE_BACKLOG_SECONDS} s: starting from the head of the log`);
+    this.logger.warn(
+      `nothing was published for over ${STALE_BACKLOG_SECONDS} s: starting from the head of the log`,
+    );
     this.cursor.advance(head);
   }
 
@@ -270,9 +273,11 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     const events = out.events.map(fromJson);
     this.metrics.followerAt('realtime', events[0], pass.head);
     this.cursor.passed();
-    if (!this.readAt || (!events.length && !this.waiting.length)) return { events: events.length, more: false };
+    if (!this.readAt || (!events.length && !this.waiting.length))
+      return { events: events.length, more: false };
     const blockers = new Map<string, string[]>();
-    for (const r of out.blockers) blockers.set(r.message_id, [...(blockers.get(r.message_id) ?? []), userRoom(r.blocker_id)]);
+    for (const r of out.blockers)
+      blockers.set(r.message_id, [...(blockers.get(r.message_id) ?? []), userRoom(r.blocker_id)]);
     const shadowed = new Map<string, string[]>();
     for (const r of out.shadowed ?? []) shadowed.set(r.message_id, r.user_id ? [userRoom(r.user_id)] : []);
     const now = Date.now();
@@ -282,7 +287,12 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     for (const e of events) {
       const id = messageIdOf(e) ?? '';
       const only = shadowed.get(id);
-      this.waiting.push({ e, audience: only ? { except: [], only } : { except: blockers.get(id) ?? [] }, since: now, held: true });
+      this.waiting.push({
+        e,
+        audience: only ? { except: [], only } : { except: blockers.get(id) ?? [] },
+        since: now,
+        held: true,
+      });
     }
     const last = events[events.length - 1];
     if (last) this.readAt = { txId: last.tx_id, position: Number(last.position) };
@@ -337,7 +347,8 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     // with Redis away (or just back) the notes of other instances' sends were lost and the log's
     // publisher holds them for a while: a live emit would overtake them. Leave sends to the publisher,
     // which keeps each channel in order, until what it holds has gone out.
-    if (!this.gateway.server || (this.redis.enabled && (!this.redis.ready || Date.now() < this.liveAfter))) return false;
+    if (!this.gateway.server || (this.redis.enabled && (!this.redis.ready || Date.now() < this.liveAfter)))
+      return false;
     const { shadowed: _, ...view } = m.view;
     const rendered = new Map<string, MessageView>([[view.id, view]]);
     const audience: Audience = m.shadowed
@@ -370,10 +381,16 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
    */
   private banned(e: StoredEvent<'user.banned'>): void {
     const p = e.payload;
-    if (p.channel_id === null && !p.shadow) this.gateway.server.in(userRoom(p.user.id)).disconnectSockets(true);
+    if (p.channel_id === null && !p.shadow)
+      this.gateway.server.in(userRoom(p.user.id)).disconnectSockets(true);
   }
 
-  private emit(e: StoredEvent, env: AnyEnvelope | undefined, audience: Audience, rendered?: Map<string, MessageView>): void {
+  private emit(
+    e: StoredEvent,
+    env: AnyEnvelope | undefined,
+    audience: Audience,
+    rendered?: Map<string, MessageView>,
+  ): void {
     const io = this.gateway.server;
     if (!e.channel_id) {
       // a large channel's member event (CONTRACT §29) is addressed to the member and the admins, with
@@ -399,7 +416,8 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     }
     const room = channelRoom(e.channel_id);
     // room moves first, so the event itself already reaches (or no longer reaches) the member
-    const joining = e.type === 'channel.created' || e.type === 'member.joined' ? (e.audience ?? []).map(userRoom) : [];
+    const joining =
+      e.type === 'channel.created' || e.type === 'member.joined' ? (e.audience ?? []).map(userRoom) : [];
     for (const user of joining) {
       // locally at once (the adapter would apply our own request only when it comes back from
       // Redis, after the emit below), and on the other instances through Redis, ahead of the emit
@@ -421,7 +439,8 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
         const left = moved?.left.size ? [...except, ...moved.left] : except;
         send(left.length ? io.to(rooms).except(left) : io.to(rooms), env);
         if (leaving) send(io.to(leaving).except(room), env);
-        if (e.type === 'message.mentioned' && e.payload.mentions.length) void this.notifyMentions(e, except, rendered);
+        if (e.type === 'message.mentioned' && e.payload.mentions.length)
+          void this.notifyMentions(e, except, rendered);
       }
     }
     if (leaving) {
@@ -432,9 +451,15 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
   }
 
   /** notification.mention goes to each mentioned user's own room, with the message. */
-  private async notifyMentions(e: StoredEvent<'message.mentioned'>, blockerRooms: string[], rendered?: Map<string, MessageView>): Promise<void> {
+  private async notifyMentions(
+    e: StoredEvent<'message.mentioned'>,
+    blockerRooms: string[],
+    rendered?: Map<string, MessageView>,
+  ): Promise<void> {
     const p = e.payload;
-    const message = (rendered ?? (await this.envelopes.messages(e.workspace_id, [p.message_id], null))).get(p.message_id);
+    const message = (rendered ?? (await this.envelopes.messages(e.workspace_id, [p.message_id], null))).get(
+      p.message_id,
+    );
     if (!message) return;
     const rooms = p.mentions.map((x) => userRoom(x.user_id)).filter((r) => !blockerRooms.includes(r));
     if (!rooms.length) return;

@@ -79,6 +79,9 @@ export class ReceiptsService {
   /** The cursors after an update; none when the member left meanwhile (403). */
   private cursors(row: MemberCursors | null): Cursors {
     if (!row) throw new AppError('NOT_A_MEMBER');
-    return { last_read_at: isoNotNull(row.last_read_at), last_delivered_at: isoNotNull(row.last_delivered_at) };
+    return {
+      last_read_at: isoNotNull(row.last_read_at),
+      last_delivered_at: isoNotNull(row.last_delivered_at),
+    };
   }
 }

@@ -14,9 +14,16 @@ export class SyncController {
   /** A channel's events after a seq, in order, as realtime carried them. */
   @Get('channels/:id/events')
   @Auth('any')
-  @ApiOperation({ operationId: 'listChannelEvents', summary: "List a channel's events after a sequence number" })
+  @ApiOperation({
+    operationId: 'listChannelEvents',
+    summary: "List a channel's events after a sequence number",
+  })
   @ApiOkResponse({ type: ChannelEventPageDto })
-  @ApiErrors({ 400: 'VALIDATION_ERROR: after_seq below 0, a limit outside 1-500', 403: NOT_A_MEMBER, 404: NO_CHANNEL })
+  @ApiErrors({
+    400: 'VALIDATION_ERROR: after_seq below 0, a limit outside 1-500',
+    403: NOT_A_MEMBER,
+    404: NO_CHANNEL,
+  })
   channelEvents(
     @CurrentPrincipal() p: WorkspacePrincipal,
     @Param('id') id: string,

@@ -91,7 +91,8 @@ export class SyncService {
       const head = await this.head(m, p.workspaceId, bound);
       if (!since) return { events: [], next_cursor: encodeSyncCursor(head), has_more: false, gap: false };
       const { cursor, issuedAt } = decodeSyncCursor(since);
-      if (issuedAt < Date.now() - retentionMs) return { events: [], next_cursor: encodeSyncCursor(head), has_more: false, gap: true };
+      if (issuedAt < Date.now() - retentionMs)
+        return { events: [], next_cursor: encodeSyncCursor(head), has_more: false, gap: true };
       const rows: StoredEvent[] = await m.query(
         `SELECT ${EVENT_COLUMNS} FROM events e
           WHERE e.workspace_id = $1 AND (e.tx_id, e.position) > ($2::xid8, $3::bigint) AND ${settled('$6')}
@@ -104,9 +105,15 @@ export class SyncService {
       const has_more = rows.length > limit;
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
-      const next: LogCursor = has_more && last ? { txId: last.tx_id, position: last.position } : this.max(head, cursor);
+      const next: LogCursor =
+        has_more && last ? { txId: last.tx_id, position: last.position } : this.max(head, cursor);
       const envs = await this.envelopes.build(page, p.userId, m);
-      return { events: envs.filter((e): e is AnyEnvelope => !!e).map(toSync), next_cursor: encodeSyncCursor(next), has_more, gap: false };
+      return {
+        events: envs.filter((e): e is AnyEnvelope => !!e).map(toSync),
+        next_cursor: encodeSyncCursor(next),
+        has_more,
+        gap: false,
+      };
     });
   }
 

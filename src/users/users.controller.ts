@@ -15,7 +15,14 @@ import { BackendPrincipal, CurrentPrincipal } from '../common/auth/principal';
 import { ApiErrors, BAD_EXTERNAL_ID, NO_USER } from '../common/errors/api-errors';
 import { ErasureAcceptedDto, EraseUserQueryDto } from '../erasure/dto/erasure.dto';
 import { ErasureService } from '../erasure/erasure.service';
-import { BatchUpsertUsersDto, IssueTokenDto, UpsertUserDto, UserDto, UserListDto, UserTokenDto } from './dto/user.dto';
+import {
+  BatchUpsertUsersDto,
+  IssueTokenDto,
+  UpsertUserDto,
+  UserDto,
+  UserListDto,
+  UserTokenDto,
+} from './dto/user.dto';
 import { ExternalIdPipe } from './external-id.pipe';
 import { UsersService } from './users.service';
 
@@ -54,7 +61,10 @@ export class UsersController {
   @ApiOperation({ operationId: 'upsertUsers', summary: 'Create or update up to 100 users' })
   @ApiOkResponse({ type: UserListDto })
   @ApiErrors({ 400: 'VALIDATION_ERROR: not 1-100 users, or a bad external_id, name, avatar_url or metadata' })
-  async batch(@CurrentPrincipal() p: BackendPrincipal, @Body() dto: BatchUpsertUsersDto): Promise<UserListDto> {
+  async batch(
+    @CurrentPrincipal() p: BackendPrincipal,
+    @Body() dto: BatchUpsertUsersDto,
+  ): Promise<UserListDto> {
     return { users: await this.users.upsertBatch(p.workspaceId, dto.users) };
   }
 
@@ -62,7 +72,10 @@ export class UsersController {
   @ApiOperation({ operationId: 'getUser', summary: 'Get a user' })
   @ApiOkResponse({ type: UserDto })
   @ApiErrors({ 400: BAD_EXTERNAL_ID, 404: NO_USER })
-  get(@CurrentPrincipal() p: BackendPrincipal, @Param('external_id', ExternalIdPipe) externalId: string): Promise<UserDto> {
+  get(
+    @CurrentPrincipal() p: BackendPrincipal,
+    @Param('external_id', ExternalIdPipe) externalId: string,
+  ): Promise<UserDto> {
     return this.users.get(p.workspaceId, externalId);
   }
 
@@ -76,7 +89,10 @@ export class UsersController {
   @Delete(':external_id')
   @ApiOperation({ operationId: 'deleteUser', summary: 'Delete (erase) a user' })
   @ApiNoContentResponse({ description: 'Erased, messages included' })
-  @ApiAcceptedResponse({ type: ErasureAcceptedDto, description: 'The user is gone; a job erases their messages' })
+  @ApiAcceptedResponse({
+    type: ErasureAcceptedDto,
+    description: 'The user is gone; a job erases their messages',
+  })
   @ApiErrors({ 400: `${BAD_EXTERNAL_ID}; an unknown \`messages\` mode (nothing is changed)`, 404: NO_USER })
   async remove(
     @CurrentPrincipal() p: BackendPrincipal,

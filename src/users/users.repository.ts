@@ -21,14 +21,19 @@ export interface UserFields {
   metadata?: Record<string, unknown>;
 }
 
-const COLUMNS = 'id, workspace_id, external_id, name, avatar_url, metadata, last_seen_at, created_at, updated_at';
+const COLUMNS =
+  'id, workspace_id, external_id, name, avatar_url, metadata, last_seen_at, created_at, updated_at';
 
 @Injectable()
 export class UsersRepository {
   constructor(private readonly db: DataSource) {}
 
   /** Insert or update by (workspace, external_id); omitted fields keep their value. `inserted` tells which. */
-  async upsert(m: EntityManager, workspaceId: string, u: UserFields): Promise<UserRow & { inserted: boolean }> {
+  async upsert(
+    m: EntityManager,
+    workspaceId: string,
+    u: UserFields,
+  ): Promise<UserRow & { inserted: boolean }> {
     const rows: (UserRow & { inserted: boolean })[] = await m.query(
       `INSERT INTO users (id, workspace_id, external_id, name, avatar_url, metadata)
        VALUES ($1, $2, $3, $4, $5, COALESCE($6::jsonb, '{}'::jsonb))
@@ -53,16 +58,24 @@ export class UsersRepository {
     return rows[0]!;
   }
 
-  async findByExternalId(workspaceId: string, externalId: string, m: EntityManager = this.db.manager): Promise<UserRow | null> {
-    const rows: UserRow[] = await m.query(`SELECT ${COLUMNS} FROM users WHERE workspace_id = $1 AND external_id = $2`, [
-      workspaceId,
-      externalId,
-    ]);
+  async findByExternalId(
+    workspaceId: string,
+    externalId: string,
+    m: EntityManager = this.db.manager,
+  ): Promise<UserRow | null> {
+    const rows: UserRow[] = await m.query(
+      `SELECT ${COLUMNS} FROM users WHERE workspace_id = $1 AND external_id = $2`,
+      [workspaceId, externalId],
+    );
     return rows[0] ?? null;
   }
 
   /** Users of a workspace by external id; the result keeps only those that exist. */
-  async findManyByExternalIds(workspaceId: string, externalIds: string[], m: EntityManager = this.db.manager): Promise<UserRow[]> {
+  async findManyByExternalIds(
+    workspaceId: string,
+    externalIds: string[],
+    m: EntityManager = this.db.manager,
+  ): Promise<UserRow[]> {
     if (!externalIds.length) return [];
     return m.query(`SELECT ${COLUMNS} FROM users WHERE workspace_id = $1 AND external_id = ANY($2::text[])`, [
       workspaceId,

@@ -23,7 +23,8 @@ export class UsersService {
   async upsertBatch(workspaceId: string, users: UserFields[]): Promise<UserView[]> {
     const seen = new Set<string>();
     users.forEach((u, i) => {
-      if (seen.has(u.external_id)) throw AppError.validation(`users[${i}].external_id`, 'appears twice in the batch');
+      if (seen.has(u.external_id))
+        throw AppError.validation(`users[${i}].external_id`, 'appears twice in the batch');
       seen.add(u.external_id);
     });
     // a stable order avoids deadlocks between two batches touching the same users

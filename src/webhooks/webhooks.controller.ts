@@ -1,5 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiAcceptedResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Auth } from '../common/auth/auth.decorator';
 import { BackendPrincipal, CurrentPrincipal } from '../common/auth/principal';
 import { ApiErrors, BAD_PAGE } from '../common/errors/api-errors';
@@ -93,7 +100,10 @@ export class WebhooksController {
     400: 'VALIDATION_ERROR: the webhook is signed with the workspace api_secret (rotate that instead)',
     404: NO_WEBHOOK,
   })
-  rotate(@CurrentPrincipal() p: BackendPrincipal, @Param('id', WEBHOOK_ID) id: string): Promise<WebhookSecretDto> {
+  rotate(
+    @CurrentPrincipal() p: BackendPrincipal,
+    @Param('id', WEBHOOK_ID) id: string,
+  ): Promise<WebhookSecretDto> {
     return this.webhooks.rotateSecret(p.workspaceId, id);
   }
 
@@ -127,8 +137,14 @@ export class WebhooksController {
   @Post(':id/deliveries/:delivery_id/retry')
   @HttpCode(202)
   @ApiOperation({ operationId: 'retryWebhookDelivery', summary: 'Retry a delivery' })
-  @ApiAcceptedResponse({ type: DeliveryDto, description: 'The delivery, pending again; its next attempt is queued' })
-  @ApiErrors({ 400: 'VALIDATION_ERROR: the delivery is pending (its next attempt is already scheduled)', 404: NO_DELIVERY })
+  @ApiAcceptedResponse({
+    type: DeliveryDto,
+    description: 'The delivery, pending again; its next attempt is queued',
+  })
+  @ApiErrors({
+    400: 'VALIDATION_ERROR: the delivery is pending (its next attempt is already scheduled)',
+    404: NO_DELIVERY,
+  })
   retry(
     @CurrentPrincipal() p: BackendPrincipal,
     @Param('id', WEBHOOK_ID) id: string,

@@ -52,7 +52,16 @@ export class WebhooksRepository {
     const rows: WebhookRow[] = await this.db.query(
       `INSERT INTO webhooks (id, workspace_id, url, events, description, signing, secret_sealed, allow_private_networks)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
-      [row.id, row.workspaceId, row.url, row.events, row.description, row.signing, row.secretSealed, row.allowPrivateNetworks],
+      [
+        row.id,
+        row.workspaceId,
+        row.url,
+        row.events,
+        row.description,
+        row.signing,
+        row.secretSealed,
+        row.allowPrivateNetworks,
+      ],
     );
     return rows[0]!;
   }

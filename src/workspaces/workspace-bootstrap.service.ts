@@ -23,7 +23,13 @@ export class WorkspaceBootstrap implements OnApplicationBootstrap {
       this.logger.log(`bootstrap workspace ${result} for ${key}`);
       return;
     }
-    if (!this.config.embedded || this.config.SERVICE_DATA_DIR.startsWith('memory://') || this.config.SERVICE_ROLE === 'worker' || (await this.workspaces.count()) > 0) return;
+    if (
+      !this.config.embedded ||
+      this.config.SERVICE_DATA_DIR.startsWith('memory://') ||
+      this.config.SERVICE_ROLE === 'worker' ||
+      (await this.workspaces.count()) > 0
+    )
+      return;
     const ws = await this.workspaces.create(DEVELOPMENT_WORKSPACE_NAME);
     const base = this.config.baseUrl;
     const banner = [

@@ -38,7 +38,9 @@ export class WorkspaceChanges implements OnModuleInit, BeforeApplicationShutdown
   onModuleInit(): void {
     if (!this.redis.enabled) return;
     this.sub = this.redis.duplicate('workspaces-sub');
-    this.sub.subscribe(this.channel).catch((err: unknown) => this.logger.warn(`subscribe failed: ${String(err)}`));
+    this.sub
+      .subscribe(this.channel)
+      .catch((err: unknown) => this.logger.warn(`subscribe failed: ${String(err)}`));
     this.sub.on('message', (_channel: string, message: string) => {
       const change = parse(message);
       if (change) this.local.emit('change', change);
@@ -74,8 +76,11 @@ export class WorkspaceChanges implements OnModuleInit, BeforeApplicationShutdown
 function parse(message: string): WorkspaceChange | null {
   try {
     const v = JSON.parse(message) as Partial<WorkspaceChange>;
-    if (typeof v.workspaceId !== 'string' || typeof v.kind !== 'string' || !KINDS.includes(v.kind)) return null;
-    return typeof v.userId === 'string' ? { workspaceId: v.workspaceId, kind: v.kind, userId: v.userId } : { workspaceId: v.workspaceId, kind: v.kind };
+    if (typeof v.workspaceId !== 'string' || typeof v.kind !== 'string' || !KINDS.includes(v.kind))
+      return null;
+    return typeof v.userId === 'string'
+      ? { workspaceId: v.workspaceId, kind: v.kind, userId: v.userId }
+      : { workspaceId: v.workspaceId, kind: v.kind };
   } catch {
     return null;
   }

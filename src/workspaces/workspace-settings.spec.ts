@@ -2,7 +2,11 @@ import { deepMerge, defaultSettings, effectiveSettings } from './workspace-setti
 
 describe('deepMerge', () => {
   it('merges objects key by key, recursively', () => {
-    expect(deepMerge({ a: 1, b: { c: 2, d: 3 } }, { b: { d: 4 }, e: 5 })).toEqual({ a: 1, b: { c: 2, d: 4 }, e: 5 });
+    expect(deepMerge({ a: 1, b: { c: 2, d: 3 } }, { b: { d: 4 }, e: 5 })).toEqual({
+      a: 1,
+      b: { c: 2, d: 4 },
+      e: 5,
+    });
   });
 
   it('replaces arrays instead of concatenating them', () => {
@@ -31,7 +35,11 @@ describe('deepMerge', () => {
   });
 
   it('ignores nothing else: false, 0 and empty strings are real values', () => {
-    expect(deepMerge({ a: true, b: 5, c: 'x' }, { a: false, b: 0, c: '' })).toEqual({ a: false, b: 0, c: '' });
+    expect(deepMerge({ a: true, b: 5, c: 'x' }, { a: false, b: 0, c: '' })).toEqual({
+      a: false,
+      b: 0,
+      c: '',
+    });
   });
 });
 
@@ -43,7 +51,10 @@ describe('effectiveSettings', () => {
   });
 
   it('lays stored overrides over the defaults, moderation included', () => {
-    const s = effectiveSettings({ read_receipts_enabled: false, moderation: { action: 'reject', flood: { max_repeats: 9 } } });
+    const s = effectiveSettings({
+      read_receipts_enabled: false,
+      moderation: { action: 'reject', flood: { max_repeats: 9 } },
+    });
     expect(s.read_receipts_enabled).toBe(false);
     expect(s.moderation.action).toBe('reject');
     expect(s.moderation.flood).toEqual({ max_repeats: 9, window_seconds: 30 });

@@ -67,6 +67,9 @@ export function largeChannelSql(c: string, settings: string): string {
 }
 
 /** A channel is large while its member count is above the workspace's threshold. */
-export function isLarge(memberCount: number, settings: Pick<WorkspaceSettings, 'large_channel_threshold'>): boolean {
+export function isLarge(
+  memberCount: number,
+  settings: Pick<WorkspaceSettings, 'large_channel_threshold'>,
+): boolean {
   return memberCount > settings.large_channel_threshold;
 }

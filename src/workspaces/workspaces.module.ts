@@ -8,7 +8,13 @@ import { WorkspaceSettingsCache } from './workspace-settings.cache';
 /** Workspaces, their settings and the news of their changes, for every role; the routes are WorkspacesApiModule's. */
 @Global()
 @Module({
-  providers: [WorkspacesRepository, WorkspacesService, WorkspaceChanges, WorkspaceSettingsCache, WorkspaceBootstrap],
+  providers: [
+    WorkspacesRepository,
+    WorkspacesService,
+    WorkspaceChanges,
+    WorkspaceSettingsCache,
+    WorkspaceBootstrap,
+  ],
   exports: [WorkspacesRepository, WorkspacesService, WorkspaceSettingsCache, WorkspaceChanges],
 })
 export class WorkspacesModule {}

@@ -48,7 +48,10 @@ export class WorkspacesRepository {
   }
 
   async find(id: string, m: EntityManager = this.db.manager): Promise<WorkspaceRow | null> {
-    const rows: WorkspaceRow[] = await m.query(`SELECT ${WORKSPACE_COLUMNS} FROM workspaces w WHERE w.id = $1`, [id]);
+    const rows: WorkspaceRow[] = await m.query(
+      `SELECT ${WORKSPACE_COLUMNS} FROM workspaces w WHERE w.id = $1`,
+      [id],
+    );
     return rows[0] ?? null;
   }
 
@@ -60,12 +63,18 @@ export class WorkspacesRepository {
       params.push(beforeId);
       where = `WHERE w.id < $2::uuid`;
     }
-    return this.db.query(`SELECT ${WORKSPACE_COLUMNS} FROM workspaces w ${where} ORDER BY w.id DESC LIMIT $1`, params);
+    return this.db.query(
+      `SELECT ${WORKSPACE_COLUMNS} FROM workspaces w ${where} ORDER BY w.id DESC LIMIT $1`,
+      params,
+    );
   }
 
   /** Ids are UUIDv7: the smallest is the oldest. */
   async oldestNamed(name: string): Promise<string | null> {
-    const rows: { id: string }[] = await this.db.query(`SELECT id FROM workspaces WHERE name = $1 ORDER BY id LIMIT 1`, [name]);
+    const rows: { id: string }[] = await this.db.query(
+      `SELECT id FROM workspaces WHERE name = $1 ORDER BY id LIMIT 1`,
+      [name],
+    );
     return rows[0]?.id ?? null;
   }
 
@@ -76,7 +85,10 @@ export class WorkspacesRepository {
 
   async delete(id: string): Promise<boolean> {
     // wrapped in a CTE: TypeORM answers a bare DELETE/UPDATE … RETURNING with [rows, rowCount], not rows
-    const rows: unknown[] = await this.db.query(`WITH d AS (DELETE FROM workspaces WHERE id = $1 RETURNING id) SELECT id FROM d`, [id]);
+    const rows: unknown[] = await this.db.query(
+      `WITH d AS (DELETE FROM workspaces WHERE id = $1 RETURNING id) SELECT id FROM d`,
+      [id],
+    );
     return rows.length === 1;
   }
 
@@ -89,8 +101,14 @@ export class WorkspacesRepository {
   }
 
   /** The stored settings overrides; undefined when there is no such workspace. */
-  async findSettings(id: string, m: EntityManager = this.db.manager): Promise<Record<string, unknown> | undefined> {
-    const rows: { settings: Record<string, unknown> }[] = await m.query(`SELECT settings FROM workspaces WHERE id = $1`, [id]);
+  async findSettings(
+    id: string,
+    m: EntityManager = this.db.manager,
+  ): Promise<Record<string, unknown> | undefined> {
+    const rows: { settings: Record<string, unknown> }[] = await m.query(
+      `SELECT settings FROM workspaces WHERE id = $1`,
+      [id],
+    );
     return rows[0]?.settings;
   }
 

@@ -60,7 +60,13 @@ export class WorkspacesService {
       if (!inserted) throw AppError.validation('api_key', 'is already in use');
     });
     const row = await this.repo.find(id);
-    return { id, name, api_key: pair.apiKey, api_secret: pair.apiSecret, created_at: isoNotNull(row!.created_at) };
+    return {
+      id,
+      name,
+      api_key: pair.apiKey,
+      api_secret: pair.apiSecret,
+      created_at: isoNotNull(row!.created_at),
+    };
   }
 
   /** Bootstrap: a workspace with exactly this pair, created once (safe when instances race). */
@@ -98,7 +104,11 @@ export class WorkspacesService {
   async list(limit: number, before?: string) {
     const rows = await this.repo.list(limit, before ? decodeIdCursor(before) : undefined);
     const page = pageOf(rows, limit, (r) => [r.id]);
-    return { workspaces: page.items.map((r) => this.view(r)), has_more: page.has_more, next_cursor: page.next_cursor };
+    return {
+      workspaces: page.items.map((r) => this.view(r)),
+      has_more: page.has_more,
+      next_cursor: page.next_cursor,
+    };
   }
 
   async delete(id: string): Promise<void> {

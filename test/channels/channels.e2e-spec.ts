@@ -4,7 +4,8 @@ import { newWorkspace, TestWorkspace } from '../support/fixtures';
 
 const roles = (ch: { members: { external_id: string; role: string | null }[] }) =>
   Object.fromEntries(ch.members.map((m) => [m.external_id, m.role]));
-const dmId = (a: string, b: string) => `dm_${createHash('sha256').update([a, b].sort().join('\n')).digest('hex').slice(0, 32)}`;
+const dmId = (a: string, b: string) =>
+  `dm_${createHash('sha256').update([a, b].sort().join('\n')).digest('hex').slice(0, 32)}`;
 
 describe('channels and membership', () => {
   let t: TestApp;
@@ -19,14 +20,28 @@ describe('channels and membership', () => {
   });
 
   const group = async (extra: Record<string, unknown> = {}) => {
-    const res = await ws.api.post('/v1/channels', { type: 'group', external_id: `g-${Math.random().toString(36).slice(2)}`, name: 'G', created_by: 'ana', member_external_ids: ['bo', 'cy'], ...extra });
+    const res = await ws.api.post('/v1/channels', {
+      type: 'group',
+      external_id: `g-${Math.random().toString(36).slice(2)}`,
+      name: 'G',
+      created_by: 'ana',
+      member_external_ids: ['bo', 'cy'],
+      ...extra,
+    });
     expect(res.status).toBe(201);
     return res.body;
   };
 
   it('creates a group: created_by is admin, others members; GET by id and external_id', async () => {
     const ch = await group({ external_id: 'team', name: 'Team' });
-    expect(ch).toMatchObject({ type: 'group', external_id: 'team', name: 'Team', created_by: 'ana', member_count: 3, avatar_url: null });
+    expect(ch).toMatchObject({
+      type: 'group',
+      external_id: 'team',
+      name: 'Team',
+      created_by: 'ana',
+      member_count: 3,
+      avatar_url: null,
+    });
     expect(roles(ch)).toEqual({ ana: 'admin', bo: 'member', cy: 'member' });
     expect((await ws.api.get(`/v1/channels/${ch.id}`)).body.id).toBe(ch.id);
     expect((await ws.api.get('/v1/channels/team')).body.id).toBe(ch.id);
@@ -35,13 +50,21 @@ describe('channels and membership', () => {
   it('refuses a group without external_id, unknown users (naming them) and a duplicate external_id', async () => {
     const r1 = await ws.api.post('/v1/channels', { type: 'group', name: 'G', member_external_ids: ['bo'] });
     expect(r1.status).toBe(400);
-    const r2 = await ws.api.post('/v1/channels', { type: 'group', external_id: 'g1', member_external_ids: ['bo', 'zed'] });
+    const r2 = await ws.api.post('/v1/channels', {
+      type: 'group',
+      external_id: 'g1',
+      member_external_ids: ['bo', 'zed'],
+    });
     expect(r2.status).toBe(400);
     expect(r2.body.error.code).toBe('VALIDATION_ERROR');
     expect(JSON.stringify(r2.body.error)).toContain('zed');
     expect((await ws.api.get('/v1/channels/g1')).status).toBe(404);
     await group({ external_id: 'dup' });
-    const r3 = await ws.api.post('/v1/channels', { type: 'group', external_id: 'dup', member_external_ids: ['bo'] });
+    const r3 = await ws.api.post('/v1/channels', {
+      type: 'group',
+      external_id: 'dup',
+      member_external_ids: ['bo'],
+    });
     expect(r3.status).toBe(400);
   });
 
@@ -50,13 +73,26 @@ describe('channels and membership', () => {
     expect(first.status).toBe(201);
     expect(first.body.external_id).toBe(dmId('ana', 'bo'));
     expect(roles(first.body)).toEqual({ ana: null, bo: null });
-    const again = await ws.api.post('/v1/channels', { type: 'direct', created_by: 'bo', member_external_ids: ['ana'] });
+    const again = await ws.api.post('/v1/channels', {
+      type: 'direct',
+      created_by: 'bo',
+      member_external_ids: ['ana'],
+    });
     expect(again.status).toBe(200);
     expect(again.body.id).toBe(first.body.id);
-    expect((await ws.api.post(`/v1/channels/${first.body.id}/members`, { member_external_ids: ['cy'] })).status).toBe(400);
-    expect((await ws.api.patch(`/v1/channels/${first.body.id}`, { avatar_url: 'https://x.example/a.png' })).status).toBe(400);
-    for (const bad of [['ana', 'bo', 'cy'], ['ana', 'ana']]) {
-      expect((await ws.api.post('/v1/channels', { type: 'direct', member_external_ids: bad })).status).toBe(400);
+    expect(
+      (await ws.api.post(`/v1/channels/${first.body.id}/members`, { member_external_ids: ['cy'] })).status,
+    ).toBe(400);
+    expect(
+      (await ws.api.patch(`/v1/channels/${first.body.id}`, { avatar_url: 'https://x.example/a.png' })).status,
+    ).toBe(400);
+    for (const bad of [
+      ['ana', 'bo', 'cy'],
+      ['ana', 'ana'],
+    ]) {
+      expect((await ws.api.post('/v1/channels', { type: 'direct', member_external_ids: bad })).status).toBe(
+        400,
+      );
     }
     const list = await ws.api.get('/v1/channels?type=direct&member=ana');
     expect(list.body.channels.map((c: { id: string }) => c.id)).toEqual([first.body.id]);
@@ -69,7 +105,9 @@ describe('channels and membership', () => {
     expect(added.status).toBe(200);
     expect(roles(added.body)).toEqual({ ana: 'admin', bo: 'admin', cy: 'member', di: 'member' });
     expect((await ws.api.delete(`/v1/channels/${ch.id}/members/di`)).status).toBe(204);
-    expect((await ws.api.delete(`/v1/channels/${ch.id}/members`, { member_external_ids: ['cy'] })).status).toBe(204);
+    expect(
+      (await ws.api.delete(`/v1/channels/${ch.id}/members`, { member_external_ids: ['cy'] })).status,
+    ).toBe(204);
     expect((await ws.api.patch(`/v1/channels/${ch.id}/members/bo`, { role: 'member' })).status).toBe(200);
     const last = await ws.api.patch(`/v1/channels/${ch.id}/members/ana`, { role: 'member' });
     expect(last.status).toBe(409);
@@ -107,7 +145,11 @@ describe('channels and membership', () => {
 
   it('a user JWT cannot call backend channel routes', async () => {
     const ana = await ws.user('ana');
-    const res = await ana.api.post('/v1/channels', { type: 'group', external_id: 'x', member_external_ids: ['ana'] });
+    const res = await ana.api.post('/v1/channels', {
+      type: 'group',
+      external_id: 'x',
+      member_external_ids: ['ana'],
+    });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('FORBIDDEN');
   });
@@ -148,7 +190,9 @@ describe('channels and membership', () => {
     const d2 = await bo!.api.post(`/v1/channels/${ch.id}/delivered`);
     expect(Date.parse(d2.body.last_read_at)).toBe(Date.parse(r.body.last_read_at));
     const list = await bo!.api.get(`/v1/channels/${ch.id}/receipts`);
-    expect(list.body.members.find((m: { external_id: string }) => m.external_id === 'bo').last_read_at).toBe(r.body.last_read_at);
+    expect(list.body.members.find((m: { external_id: string }) => m.external_id === 'bo').last_read_at).toBe(
+      r.body.last_read_at,
+    );
     expect((await di!.api.get(`/v1/channels/${ch.id}/receipts`)).body.error.code).toBe('NOT_A_MEMBER');
     expect((await ws.api.post(`/v1/channels/${ch.id}/read`, { user_external_id: 'cy' })).status).toBe(200);
     expect((await ws.api.post(`/v1/channels/${ch.id}/read`)).status).toBe(400);
@@ -159,7 +203,12 @@ describe('channels and membership', () => {
     const res = await ws.api.get(`/v1/channels/${ch.external_id}/presence`);
     expect(res.status).toBe(200);
     expect(res.body.members).toHaveLength(3);
-    expect(res.body.members[0]).toEqual({ external_id: 'ana', role: 'admin', online: false, last_seen_at: null });
+    expect(res.body.members[0]).toEqual({
+      external_id: 'ana',
+      role: 'admin',
+      online: false,
+      last_seen_at: null,
+    });
   });
 
   it('workspace B never sees or changes A channels', async () => {
@@ -169,7 +218,9 @@ describe('channels and membership', () => {
     for (const ref of [ch.id, 'secret']) {
       expect((await b.api.get(`/v1/channels/${ref}`)).status).toBe(404);
       expect((await b.api.patch(`/v1/channels/${ref}`, { name: 'pwned' })).status).toBe(404);
-      expect((await b.api.post(`/v1/channels/${ref}/members`, { member_external_ids: ['bo'] })).status).toBe(404);
+      expect((await b.api.post(`/v1/channels/${ref}/members`, { member_external_ids: ['bo'] })).status).toBe(
+        404,
+      );
       expect((await b.api.delete(`/v1/channels/${ref}`)).status).toBe(404);
       expect((await b.api.get(`/v1/channels/${ref}/receipts`)).status).toBe(404);
     }
@@ -182,7 +233,9 @@ describe('channels and membership', () => {
     await ws.api.post(`/v1/channels/${ch.id}/members`, { member_external_ids: ['di'] });
     await ws.api.delete(`/v1/channels/${ch.id}/members/di`);
     const { DataSource } = await import('typeorm');
-    const rows: { type: string; seq: number }[] = await t.app.get(DataSource).query(`SELECT type, seq FROM events WHERE channel_id = $1 ORDER BY seq`, [ch.id]);
+    const rows: { type: string; seq: number }[] = await t.app
+      .get(DataSource)
+      .query(`SELECT type, seq FROM events WHERE channel_id = $1 ORDER BY seq`, [ch.id]);
     expect(rows).toEqual([
       { type: 'channel.created', seq: 1 },
       { type: 'member.joined', seq: 2 },

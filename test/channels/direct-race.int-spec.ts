@@ -13,7 +13,10 @@ describe('direct channels under concurrency (PostgreSQL)', () => {
     await ws.users('ana', 'bo');
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        ws.api.post('/v1/channels', { type: 'direct', member_external_ids: i % 2 ? ['ana', 'bo'] : ['bo', 'ana'] }),
+        ws.api.post('/v1/channels', {
+          type: 'direct',
+          member_external_ids: i % 2 ? ['ana', 'bo'] : ['bo', 'ana'],
+        }),
       ),
     );
     const statuses = results.map((r) => r.status).sort();

@@ -72,7 +72,9 @@ describe('inbox unread and mention counts', () => {
     expect((await bo.api.delete(`/v1/messages/${a.id}`)).status).toBe(200);
     expect((await cy.api.delete(`/v1/messages/${c.id}`)).status).toBe(200);
     expect((await ana.api.delete(`/v1/messages/${own.id}`)).status).toBe(200);
-    expect((await ws.api.post('/v1/messages', { channel_id: ch.id, system: true, content: 'notice' })).status).toBe(201);
+    expect(
+      (await ws.api.post('/v1/messages', { channel_id: ch.id, system: true, content: 'notice' })).status,
+    ).toBe(201);
     const got = await inbox(ana, ch.id);
     expect(got.unread_count).toBe(2); // 'b' and the notice
     expect(got.mention_unread_count).toBe(1); // 'b'
@@ -101,7 +103,9 @@ describe('inbox unread and mention counts', () => {
     await send(cy, ch.id, { content: 'before too' });
     expect((await ws.api.delete(`/v1/channels/${ch.id}/members/bo`)).status).toBe(204);
     await send(cy, ch.id, { content: 'while away' });
-    expect((await ws.api.post(`/v1/channels/${ch.id}/members`, { member_external_ids: ['bo'] })).status).toBe(200);
+    expect((await ws.api.post(`/v1/channels/${ch.id}/members`, { member_external_ids: ['bo'] })).status).toBe(
+      200,
+    );
     await sleep(3);
     expect((await inbox(bo, ch.id)).unread_count).toBe(0);
     await send(bo, ch.id, { content: 'mine again' });

@@ -16,7 +16,11 @@ interface MyChannel {
   archived: boolean;
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 15_000): Promise<T> {
+async function until<T>(
+  what: string,
+  fn: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
@@ -40,7 +44,10 @@ describe('per-user channel state (PATCH /v1/me/channels/:id/state)', () => {
 
   beforeAll(async () => {
     fcm.start();
-    t = await startTestApp({ SERVICE_PUSH_SERVICE_ACCOUNT_FILE: fcm.serviceAccountFile, SERVICE_RATE_LIMIT_MESSAGES_PER_MINUTE: '1000' });
+    t = await startTestApp({
+      SERVICE_PUSH_SERVICE_ACCOUNT_FILE: fcm.serviceAccountFile,
+      SERVICE_RATE_LIMIT_MESSAGES_PER_MINUTE: '1000',
+    });
   });
   afterAll(async () => {
     closeAllSockets();
@@ -55,20 +62,29 @@ describe('per-user channel state (PATCH /v1/me/channels/:id/state)', () => {
   });
   afterEach(() => closeAllSockets());
 
-  const setState = async (u: TestUser, body: Record<string, unknown>, channel = ch.id): Promise<MyChannel> => {
+  const setState = async (
+    u: TestUser,
+    body: Record<string, unknown>,
+    channel = ch.id,
+  ): Promise<MyChannel> => {
     const res = await u.api.patch(`/v1/me/channels/${encodeURIComponent(channel)}/state`, body);
-    if (res.status !== 200) throw new Error(`PATCH state ${JSON.stringify(body)} answered ${res.status} ${res.text}`);
+    if (res.status !== 200)
+      throw new Error(`PATCH state ${JSON.stringify(body)} answered ${res.status} ${res.text}`);
     return res.body as MyChannel;
   };
   const list = async (u: TestUser, include?: string): Promise<MyChannel[]> => {
-    const res = await u.api.get(`/v1/me/channels?limit=100${include !== undefined ? `&include=${include}` : ''}`);
+    const res = await u.api.get(
+      `/v1/me/channels?limit=100${include !== undefined ? `&include=${include}` : ''}`,
+    );
     expect(res.status).toBe(200);
     return res.body.channels as MyChannel[];
   };
-  const listed = async (u: TestUser, include?: string, channelId = ch.id) => (await list(u, include)).some((c) => c.id === channelId);
+  const listed = async (u: TestUser, include?: string, channelId = ch.id) =>
+    (await list(u, include)).some((c) => c.id === channelId);
   const stateOf = async (u: TestUser, channelId = ch.id) => {
     const c = (await list(u, 'hidden,archived')).find((x) => x.id === channelId);
-    if (!c) throw new Error(`channel ${channelId} not in ${u.external_id}'s list with include=hidden,archived`);
+    if (!c)
+      throw new Error(`channel ${channelId} not in ${u.external_id}'s list with include=hidden,archived`);
     return { muted_until: c.muted_until, hidden: c.hidden, archived: c.archived };
   };
   const plain = { muted_until: null, hidden: false, archived: false };
@@ -78,7 +94,15 @@ describe('per-user channel state (PATCH /v1/me/channels/:id/state)', () => {
     const view = await setState(bo, { archived: true });
     const inInbox = (await list(bo, 'archived')).find((c) => c.id === ch.id);
     expect(view).toEqual(inInbox);
-    expect(view).toMatchObject({ id: ch.id, external_id: ch.external_id, role: 'member', unread_count: 1, mention_unread_count: 0, ...plain, archived: true });
+    expect(view).toMatchObject({
+      id: ch.id,
+      external_id: ch.external_id,
+      role: 'member',
+      unread_count: 1,
+      mention_unread_count: 0,
+      ...plain,
+      archived: true,
+    });
     expect(view.last_message?.id).toBe(m.id);
     // every channel of the inbox carries the three fields, whatever the include
     for (const c of await list(ana)) expect(c).toMatchObject(plain);
@@ -105,7 +129,9 @@ describe('per-user channel state (PATCH /v1/me/channels/:id/state)', () => {
     // hiding again needs another message from someone else to come back; a system message is one
     await setState(bo, { hidden: true });
     expect(await listed(bo)).toBe(false);
-    expect((await ws.api.post('/v1/messages', { channel_id: ch.id, system: true, content: 'notice' })).status).toBe(201);
+    expect(
+      (await ws.api.post('/v1/messages', { channel_id: ch.id, system: true, content: 'notice' })).status,
+    ).toBe(201);
     expect(await listed(bo)).toBe(true);
     // and hidden: false shows it at once
     await setState(bo, { hidden: true });
@@ -167,11 +193,15 @@ describe('per-user channel state (PATCH /v1/me/channels/:id/state)', () => {
     await setState(bo, { hidden: true }, channels[1]!.id);
     await setState(bo, { archived: true }, channels[3]!.id);
     const newestFirst = [...channels].reverse().map((c) => c.id);
-    expect((await list(bo)).map((c) => c.id)).toEqual(newestFirst.filter((id) => id !== channels[1]!.id && id !== channels[3]!.id));
+    expect((await list(bo)).map((c) => c.id)).toEqual(
+      newestFirst.filter((id) => id !== channels[1]!.id && id !== channels[3]!.id),
+    );
     const seen: string[] = [];
     let before: string | null = null;
     do {
-      const res = await bo.api.get(`/v1/me/channels?limit=2&include=hidden,archived${before ? `&before=${before}` : ''}`);
+      const res = await bo.api.get(
+        `/v1/me/channels?limit=2&include=hidden,archived${before ? `&before=${before}` : ''}`,
+      );
       expect(res.status).toBe(200);
       seen.push(...(res.body.channels as MyChannel[]).map((c) => c.id));
       before = res.body.next_cursor as string | null;
@@ -222,7 +252,11 @@ describe('per-user channel state (PATCH /v1/me/channels/:id/state)', () => {
     const dan = await ws.user('dan');
     expectError(await dan.api.patch(path, { hidden: true }), 403, 'NOT_A_MEMBER');
     expectError(await ws.api.patch(path, { hidden: true }), 403, 'FORBIDDEN');
-    expectError(await bo.api.patch('/v1/me/channels/no-such-channel/state', { hidden: true }), 404, 'NOT_FOUND');
+    expectError(
+      await bo.api.patch('/v1/me/channels/no-such-channel/state', { hidden: true }),
+      404,
+      'NOT_FOUND',
+    );
     // another workspace's channel is not found, and nothing of it changes
     const other = await newWorkspace(t);
     const [eve] = await other.users('eve');
@@ -236,11 +270,17 @@ describe('per-user channel state (PATCH /v1/me/channels/:id/state)', () => {
   it('channel.state_changed reaches the caller’s own sockets only, without seq, and the caller’s sync', async () => {
     const cursorOf = async (u: TestUser) => (await u.api.get('/v1/me/sync')).body.next_cursor as string;
     const [boCursor, anaCursor] = [await cursorOf(bo), await cursorOf(ana)];
-    const [b1, b2, a1, c1] = await Promise.all([connectSocket(t.baseUrl, bo.token), connectSocket(t.baseUrl, bo.token), connectSocket(t.baseUrl, ana.token), connectSocket(t.baseUrl, cy.token)]);
+    const [b1, b2, a1, c1] = await Promise.all([
+      connectSocket(t.baseUrl, bo.token),
+      connectSocket(t.baseUrl, bo.token),
+      connectSocket(t.baseUrl, ana.token),
+      connectSocket(t.baseUrl, cy.token),
+    ]);
     await sleep(1500); // presence of the connects settles
     const sockets = [b1, b2, a1, c1];
     const from = sockets.map((s) => s.events.length);
-    const arrived = (s: TestSocket): Received[] => s.events.slice(from[sockets.indexOf(s)]).filter((e) => !e.name.startsWith('presence.'));
+    const arrived = (s: TestSocket): Received[] =>
+      s.events.slice(from[sockets.indexOf(s)]).filter((e) => !e.name.startsWith('presence.'));
 
     const until1h = new Date(Date.now() + 3_600_000).toISOString();
     await setState(bo, { muted_until: until1h, archived: true });
@@ -266,11 +306,20 @@ describe('per-user channel state (PATCH /v1/me/channels/:id/state)', () => {
     expect(arrived(c1)).toEqual([]);
 
     // sync carries it to bo alone; the channel's own events (by seq) do not
-    const boSync = (await bo.api.get(`/v1/me/sync?since=${boCursor}`)).body as { events: { type: string; seq?: number; channel_id?: string; data: unknown }[] };
+    const boSync = (await bo.api.get(`/v1/me/sync?since=${boCursor}`)).body as {
+      events: { type: string; seq?: number; channel_id?: string; data: unknown }[];
+    };
     expect(boSync.events.map((e) => e.type)).toEqual(['channel.state_changed', 'channel.state_changed']);
-    expect(boSync.events[1]).toEqual({ type: 'channel.state_changed', channel_id: ch.id, data: { channel_id: ch.id, ...expected[1] }, created_at: expect.any(String) });
+    expect(boSync.events[1]).toEqual({
+      type: 'channel.state_changed',
+      channel_id: ch.id,
+      data: { channel_id: ch.id, ...expected[1] },
+      created_at: expect.any(String),
+    });
     expect(((await ana.api.get(`/v1/me/sync?since=${anaCursor}`)).body.events as unknown[]).length).toBe(0);
-    const channelEvents = (await bo.api.get(`/v1/channels/${ch.id}/events?after_seq=0`)).body.events as { type: string }[];
+    const channelEvents = (await bo.api.get(`/v1/channels/${ch.id}/events?after_seq=0`)).body.events as {
+      type: string;
+    }[];
     expect(channelEvents.map((e) => e.type)).not.toContain('channel.state_changed');
 
     // muting changes nothing of realtime: bo's sockets still get the channel's messages
@@ -279,33 +328,72 @@ describe('per-user channel state (PATCH /v1/me/channels/:id/state)', () => {
   });
 
   it('documents the route, its errors, include and the state fields in OpenAPI', async () => {
-    type Schema = { properties?: Record<string, { type?: string; nullable?: boolean; $ref?: string }>; $ref?: string };
+    type Schema = {
+      properties?: Record<string, { type?: string; nullable?: boolean; $ref?: string }>;
+      $ref?: string;
+    };
     const doc = (await t.http().get('/docs-json')).body as {
-      paths: Record<string, Record<string, { parameters?: { name: string; in: string }[]; requestBody?: { content: Record<string, { schema: Schema }> }; responses: Record<string, { content?: Record<string, { schema: Schema }> }> }>>;
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            parameters?: { name: string; in: string }[];
+            requestBody?: { content: Record<string, { schema: Schema }> };
+            responses: Record<string, { content?: Record<string, { schema: Schema }> }>;
+          }
+        >
+      >;
       components: { schemas: Record<string, Schema> };
     };
     const ref = (s?: Schema) => doc.components.schemas[(s?.$ref ?? '').split('/').pop() ?? '']!;
     const op = doc.paths['/v1/me/channels/{id}/state']?.patch;
     expect(op).toBeDefined();
-    expect(Object.keys(op!.responses).sort()).toEqual(['200', '400', '401', '403', '404', '413', '415', '500', '503']);
+    expect(Object.keys(op!.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '413',
+      '415',
+      '500',
+      '503',
+    ]);
     const body = ref(op!.requestBody?.content['application/json']?.schema);
     expect(Object.keys(body.properties ?? {}).sort()).toEqual(['archived', 'hidden', 'muted_until']);
     expect(body.properties!.muted_until).toMatchObject({ type: 'string', nullable: true });
     const view = ref(op!.responses['200']!.content?.['application/json']?.schema);
-    expect(view.properties).toMatchObject({ muted_until: { type: 'string', nullable: true }, hidden: { type: 'boolean' }, archived: { type: 'boolean' }, unread_count: {} });
+    expect(view.properties).toMatchObject({
+      muted_until: { type: 'string', nullable: true },
+      hidden: { type: 'boolean' },
+      archived: { type: 'boolean' },
+      unread_count: {},
+    });
     const inbox = doc.paths['/v1/me/channels']!.get!;
     expect(inbox.parameters?.map((x) => x.name)).toContain('include');
-    expect(ref(inbox.responses['200']!.content?.['application/json']?.schema).properties?.channels).toBeDefined();
+    expect(
+      ref(inbox.responses['200']!.content?.['application/json']?.schema).properties?.channels,
+    ).toBeDefined();
   });
 
   it('push: a muted member gets none for the channel’s messages, except those that mention them', async () => {
     // di is never muted: their push shows that a message's job has run
     const di = await ws.user('di');
-    expect((await ws.api.post(`/v1/channels/${ch.id}/members`, { member_external_ids: ['di'] })).status).toBe(200);
-    for (const [u, token] of [[bo, 'tok-bo'], [cy, 'tok-cy'], [di, 'tok-di']] as const)
+    expect((await ws.api.post(`/v1/channels/${ch.id}/members`, { member_external_ids: ['di'] })).status).toBe(
+      200,
+    );
+    for (const [u, token] of [
+      [bo, 'tok-bo'],
+      [cy, 'tok-cy'],
+      [di, 'tok-di'],
+    ] as const)
       expect((await u.api.post('/v1/me/devices', { token, platform: 'android' })).status).toBe(201);
     const tokensFor = (id: string, reqs: FcmRequest[] = fcm.requests) =>
-      reqs.filter((r) => (r.body.message as { data?: { message_id?: string } }).data?.message_id === id).map((r) => r.body.message.token).sort();
+      reqs
+        .filter((r) => (r.body.message as { data?: { message_id?: string } }).data?.message_id === id)
+        .map((r) => r.body.message.token)
+        .sort();
     const pushed = async (m: Msg, expected: string[]) => {
       await until(`the push of "${m.content}"`, () => tokensFor(m.id).includes('tok-di'));
       await sleep(300); // one multicast per message: nothing more comes
@@ -321,7 +409,10 @@ describe('per-user channel state (PATCH /v1/me/channels/:id/state)', () => {
     await setState(bo, { muted_until: new Date(Date.now() + 60_000).toISOString() });
     await setState(cy, { muted_until: new Date(Date.now() + 60_000).toISOString() });
     await pushed(await send(ana, ch.id, 'both muted'), []);
-    await pushed(await send(ana, ch.id, { content: 'both muted, @bo and @cy', mentions: ['bo', 'cy'] }), ['tok-bo', 'tok-cy']);
+    await pushed(await send(ana, ch.id, { content: 'both muted, @bo and @cy', mentions: ['bo', 'cy'] }), [
+      'tok-bo',
+      'tok-cy',
+    ]);
     await setState(cy, { muted_until: '2020-01-01T00:00:00.000Z' });
     await pushed(await send(ana, ch.id, 'cy no longer muted'), ['tok-cy']);
 

@@ -87,6 +87,8 @@ describe('channel.state_changed with two instances (PostgreSQL + Redis)', () => 
     }
     await sleep(500);
     expect(a2.events.filter((e) => e.name === 'channel.state_changed')).toEqual([]);
-    expect([b1, b2].map((s) => s.events.filter((e) => e.name === 'channel.state_changed').length)).toEqual([1, 1]);
+    expect([b1, b2].map((s) => s.events.filter((e) => e.name === 'channel.state_changed').length)).toEqual([
+      1, 1,
+    ]);
   });
 });

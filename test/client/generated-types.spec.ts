@@ -10,13 +10,14 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'fs';
 import { join } from 'path';
 
 const ROOT = join(__dirname, '..', '..');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { generate, exportDocument, contractFiles, contractTarget } = require('../../packages/client/scripts/generate-types.js') as {
-  generate: (file: string) => string;
-  exportDocument: () => { file: string; cleanup: () => void };
-  contractFiles: () => Map<string, string>;
-  contractTarget: string;
-};
+const { generate, exportDocument, contractFiles, contractTarget } =
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  require('../../packages/client/scripts/generate-types.js') as {
+    generate: (file: string) => string;
+    exportDocument: () => { file: string; cleanup: () => void };
+    contractFiles: () => Map<string, string>;
+    contractTarget: string;
+  };
 const COMMITTED = join(ROOT, 'packages', 'client', 'src', 'generated', 'types.gen.ts');
 
 function newest(dir: string): number {

@@ -108,7 +108,9 @@ describe('docker/Dockerfile', () => {
     const assets = (nest.compilerOptions.assets ?? []).map((a) => (typeof a === 'string' ? a : a.include));
     expect(nest.sourceRoot).toBe('src');
     expect(assets).toContain('database/functions/*.sql');
-    expect(readdirSync(join(ROOT, 'src/database/functions')).filter((f) => f.endsWith('.sql')).length).toBeGreaterThan(0);
+    expect(
+      readdirSync(join(ROOT, 'src/database/functions')).filter((f) => f.endsWith('.sql')).length,
+    ).toBeGreaterThan(0);
   });
 
   it('runs under tini, as a numeric non-root user, node dist/main.js', () => {

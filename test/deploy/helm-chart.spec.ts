@@ -159,7 +159,11 @@ describe('API and worker Deployments', () => {
     // the service's own pause after SIGTERM counts too
     expect(
       renderError({
-        set: ['api.preStopSleepSeconds=5', 'api.terminationGracePeriodSeconds=16', 'config.SERVICE_SHUTDOWN_DELAY_SECONDS=3'],
+        set: [
+          'api.preStopSleepSeconds=5',
+          'api.terminationGracePeriodSeconds=16',
+          'config.SERVICE_SHUTDOWN_DELAY_SECONDS=3',
+        ],
       }),
     ).toMatch(/api.terminationGracePeriodSeconds \(16\) must exceed .* \(18\)/);
   });
@@ -399,7 +403,9 @@ describe('Service, Ingress, autoscaling, disruption budgets, monitoring', () => 
     expect(ofKind(defaults, 'PrometheusRule')).toEqual([]);
     const rule = find(production, 'PrometheusRule', 'chat-chat-service');
     expect(rule.metadata.labels).toMatchObject({ release: 'kube-prometheus-stack' });
-    const rules = (rule.spec.groups as any[]).flatMap((g) => g.rules as { alert: string; expr: string; for: string }[]);
+    const rules = (rule.spec.groups as any[]).flatMap(
+      (g) => g.rules as { alert: string; expr: string; for: string }[],
+    );
     expect(rules.map((r) => r.alert).sort()).toEqual([
       'ChatEventFollowerLagging',
       'ChatHttp5xxRate',
@@ -429,7 +435,9 @@ describe('Service, Ingress, autoscaling, disruption budgets, monitoring', () => 
       values: [PRODUCTION_VALUES],
       set: ['metrics.prometheusRule.followerLagSeconds=120', 'metrics.prometheusRule.redisDownFor=10m'],
     });
-    const tunedRules = (find(tuned, 'PrometheusRule', 'chat-chat-service').spec.groups as any[]).flatMap((g) => g.rules as any[]);
+    const tunedRules = (find(tuned, 'PrometheusRule', 'chat-chat-service').spec.groups as any[]).flatMap(
+      (g) => g.rules as any[],
+    );
     expect(tunedRules.find((r) => r.alert === 'ChatEventFollowerLagging').expr).toMatch(/> 120$/);
     expect(tunedRules.find((r) => r.alert === 'ChatRedisDown').for).toBe('10m');
   });

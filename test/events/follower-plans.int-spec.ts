@@ -50,11 +50,16 @@ function offences(plan: PlanNode): string[] {
     // a part's lookups of messages go by key: a generic plan made on a small table must not scan it
     if (['messages', 'message_search'].includes(n['Relation Name'] ?? '') && n['Node Type'] === 'Seq Scan')
       out.push(`Seq Scan on ${n['Relation Name']}: a walk of the table`);
-    const onEvents = n['Relation Name'] === 'events' || (n['Node Type'] === 'Bitmap Index Scan' && parent?.['Relation Name'] === 'events');
+    const onEvents =
+      n['Relation Name'] === 'events' ||
+      (n['Node Type'] === 'Bitmap Index Scan' && parent?.['Relation Name'] === 'events');
     if (onEvents) {
       const what = `${n['Node Type']}${n['Index Name'] ? ` using ${n['Index Name']}` : ''} (${n['Index Cond'] ?? 'no index condition'})`;
       const loops = n['Actual Loops'] ?? 1;
-      const touched = (n['Actual Rows'] ?? 0) * loops + (n['Rows Removed by Filter'] ?? 0) + (n['Rows Removed by Index Recheck'] ?? 0);
+      const touched =
+        (n['Actual Rows'] ?? 0) * loops +
+        (n['Rows Removed by Filter'] ?? 0) +
+        (n['Rows Removed by Index Recheck'] ?? 0);
       if (n['Node Type'] === 'Bitmap Heap Scan') {
         // judged by its Bitmap Index Scan child
       } else if (!['Index Scan', 'Index Only Scan', 'Bitmap Index Scan'].includes(n['Node Type'])) {
@@ -76,21 +81,32 @@ function offences(plan: PlanNode): string[] {
 }
 
 /** A pass's parameters are cursors: text (xid8) and numbers. */
-const literal = (v: unknown) => (v === null ? 'NULL' : `'${(typeof v === 'number' ? String(v) : (v as string)).replace(/'/g, "''")}'`);
+const literal = (v: unknown) =>
+  v === null ? 'NULL' : `'${(typeof v === 'number' ? String(v) : (v as string)).replace(/'/g, "''")}'`;
 
 /**
  * EXPLAIN ANALYZE of `text` twice, in a transaction rolled back (a pass writes: cursors, deliveries):
  * with its parameters bound (planned for them), and as a prepared statement forced to its generic plan
  * (what the log tail's named statement runs after its first executions).
  */
-async function explain(c: PgClient, text: string, params: unknown[]): Promise<{ custom: Explained; generic: Explained }> {
+async function explain(
+  c: PgClient,
+  text: string,
+  params: unknown[],
+): Promise<{ custom: Explained; generic: Explained }> {
   await c.query('BEGIN');
   try {
-    const custom = (await c.query<{ 'QUERY PLAN': Explained[] }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, params)).rows[0]!['QUERY PLAN'][0]!;
+    const custom = (
+      await c.query<{ 'QUERY PLAN': Explained[] }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, params)
+    ).rows[0]!['QUERY PLAN'][0]!;
     await c.query(`PREPARE follower_probe AS ${text}`);
     await c.query('SET LOCAL plan_cache_mode = force_generic_plan');
     const args = params.length ? `(${params.map(literal).join(', ')})` : '';
-    const generic = (await c.query<{ 'QUERY PLAN': Explained[] }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE follower_probe${args}`)).rows[0]!['QUERY PLAN'][0]!;
+    const generic = (
+      await c.query<{ 'QUERY PLAN': Explained[] }>(
+        `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE follower_probe${args}`,
+      )
+    ).rows[0]!['QUERY PLAN'][0]!;
     return { custom, generic };
   } finally {
     await c.query('ROLLBACK');
@@ -108,7 +124,9 @@ async function explain(c: PgClient, text: string, params: unknown[]): Promise<{ 
  */
 async function fillOldLog(c: PgClient): Promise<void> {
   await c.query(`INSERT INTO workspaces (id, name) VALUES ($1, 'filler')`, [FILLER_WORKSPACE]);
-  const [{ xmin }] = (await c.query<{ xmin: string }>(`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`)).rows as [{ xmin: string }];
+  const [{ xmin }] = (
+    await c.query<{ xmin: string }>(`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`)
+  ).rows as [{ xmin: string }];
   // as many distinct transaction ids below the current ones as the cluster has used (at most one per 1,000 rows)
   const span = Math.max(1, Math.min(Number(xmin) - 4, Math.ceil(OLD_ROWS / 1000)));
   await c.query('BEGIN');
@@ -117,9 +135,13 @@ async function fillOldLog(c: PgClient): Promise<void> {
     `SELECT i.indexrelid::regclass::text AS name, pg_get_indexdef(i.indexrelid) AS def FROM pg_index i
       WHERE i.indrelid = 'events'::regclass AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)`,
   );
-  expect(plain.map((i) => i.name)).toEqual(expect.arrayContaining(['events_tx_order', 'events_workspace_order']));
+  expect(plain.map((i) => i.name)).toEqual(
+    expect.arrayContaining(['events_tx_order', 'events_workspace_order']),
+  );
   for (const i of plain) await c.query(`DROP INDEX ${i.name}`);
-  const [{ pos0 }] = (await c.query<{ pos0: string }>(`SELECT COALESCE(max(position), 0)::text AS pos0 FROM events`)).rows as [{ pos0: string }];
+  const [{ pos0 }] = (
+    await c.query<{ pos0: string }>(`SELECT COALESCE(max(position), 0)::text AS pos0 FROM events`)
+  ).rows as [{ pos0: string }];
   await c.query(
     `INSERT INTO events (position, id, workspace_id, type, payload, tx_id, created_at)
      SELECT $5::bigint + g, gen_random_uuid(), $1, CASE WHEN g % 8 = 0 THEN 'user.created' ELSE 'message.created' END,
@@ -142,7 +164,9 @@ async function fillOldLog(c: PgClient): Promise<void> {
     [FILLER_WORKSPACE, FILLER_CHANNEL, OLD_MESSAGES],
   );
   await c.query('COMMIT');
-  await c.query(`SELECT setval(pg_get_serial_sequence('events', 'position'), (SELECT max(position) FROM events))`);
+  await c.query(
+    `SELECT setval(pg_get_serial_sequence('events', 'position'), (SELECT max(position) FROM events))`,
+  );
   // every follower followed the whole log: its cursor at the end of it
   await c.query(
     `UPDATE event_relay_cursors SET (tx_id, position) = (SELECT e.tx_id, e.position FROM events e ORDER BY e.tx_id DESC, e.position DESC LIMIT 1)`,
@@ -193,13 +217,18 @@ describe(`the log followers probe the log by index whatever its size (${OLD_ROWS
       const parts = [...(tail as unknown as { parts: Set<LogTailPart> }).parts];
       const active = composePass(parts).outputs.map((o) => o.part);
       if (active.length === parts.length && parts.length >= EXPECTED_PARTS.length) return parts;
-      if (Date.now() > deadline) throw new Error(`active parts: ${active.map((p) => p.name).join(', ')} of ${parts.map((p) => p.name).join(', ')}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `active parts: ${active.map((p) => p.name).join(', ')} of ${parts.map((p) => p.name).join(', ')}`,
+        );
       await new Promise((r) => setTimeout(r, 100));
     }
   }
 
   /** Every statement's offences, by label and plan (custom, generic); all empty when every read of events is an index range probe. */
-  async function probes(statements: { label: string; text: string; params: unknown[] }[]): Promise<Record<string, string[]>> {
+  async function probes(
+    statements: { label: string; text: string; params: unknown[] }[],
+  ): Promise<Record<string, string[]>> {
     const found: Record<string, string[]> = {};
     for (const s of statements) {
       const { custom, generic } = await explain(pg, s.text, s.params);
@@ -208,7 +237,8 @@ describe(`the log followers probe the log by index whatever its size (${OLD_ROWS
     }
     return found;
   }
-  const none = (found: Record<string, string[]>) => Object.fromEntries(Object.keys(found).map((k) => [k, []]));
+  const none = (found: Record<string, string[]>) =>
+    Object.fromEntries(Object.keys(found).map((k) => [k, []]));
 
   it('the pass of every part together, and of each part on its own, reads events by index range only', async () => {
     const parts = await activeParts();

@@ -10,7 +10,10 @@ import { FaultEnvironment, startEnvironment } from './support/processes';
  * suite (start-up is most of its cost on a busy machine). Each part leaves the environment recovered
  * (that is part of what it asserts); the abuse goes first, on instances that nothing else has strained.
  */
-function inEnvironment(extraEnv: Record<string, string>, parts: ((environment: () => FaultEnvironment) => void)[]): void {
+function inEnvironment(
+  extraEnv: Record<string, string>,
+  parts: ((environment: () => FaultEnvironment) => void)[],
+): void {
   let env: FaultEnvironment | undefined;
 
   beforeAll(async () => {

@@ -24,8 +24,16 @@ describe('admin API and bootstrap (CONTRACT §4)', () => {
         [`/v1/admin/workspaces/${ws.id}`, 'delete'],
       ] as const) {
         expectError(await new Client(t, null).req(method, path, { name: 'x' }), 401, 'UNAUTHORIZED');
-        expectError(await new Client(t, 'Bearer wrong-admin-token').req(method, path, { name: 'x' }), 401, 'UNAUTHORIZED');
-        expectError(await new Client(t, `Bearer ${ADMIN_TOKEN}x`).req(method, path, { name: 'x' }), 401, 'UNAUTHORIZED');
+        expectError(
+          await new Client(t, 'Bearer wrong-admin-token').req(method, path, { name: 'x' }),
+          401,
+          'UNAUTHORIZED',
+        );
+        expectError(
+          await new Client(t, `Bearer ${ADMIN_TOKEN}x`).req(method, path, { name: 'x' }),
+          401,
+          'UNAUTHORIZED',
+        );
         expectError(await ws.api.req(method, path, { name: 'x' }), 403, 'FORBIDDEN');
         expectError(await new Client(t, `Bearer ${jwt}`).req(method, path, { name: 'x' }), 403, 'FORBIDDEN');
       }
@@ -44,7 +52,11 @@ describe('admin API and bootstrap (CONTRACT §4)', () => {
         expectError(await admin(noAdmin).get('/v1/admin/workspaces'), 404, 'NOT_FOUND');
         expectError(await admin(noAdmin).post('/v1/admin/workspaces', { name: 'x' }), 404, 'NOT_FOUND');
         expectError(await new Client(noAdmin, null).get('/v1/admin/workspaces'), 404, 'NOT_FOUND');
-        expectError(await new Client(noAdmin, null).delete('/v1/admin/workspaces/0190e1a0-0000-7000-8000-000000000000'), 404, 'NOT_FOUND');
+        expectError(
+          await new Client(noAdmin, null).delete('/v1/admin/workspaces/0190e1a0-0000-7000-8000-000000000000'),
+          404,
+          'NOT_FOUND',
+        );
       } finally {
         await noAdmin.close();
       }
@@ -62,9 +74,16 @@ describe('admin API and bootstrap (CONTRACT §4)', () => {
         api_secret: expect.stringMatching(/^sk_/),
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       });
-      const ws = await new Client(t, `Bearer ${res.body.api_key}:${res.body.api_secret}`).get('/v1/workspace');
+      const ws = await new Client(t, `Bearer ${res.body.api_key}:${res.body.api_secret}`).get(
+        '/v1/workspace',
+      );
       expect(ws.status).toBe(200);
-      expect(ws.body).toMatchObject({ id: res.body.id, name: 'Acme', api_key: res.body.api_key, created_at: res.body.created_at });
+      expect(ws.body).toMatchObject({
+        id: res.body.id,
+        name: 'Acme',
+        api_key: res.body.api_key,
+        created_at: res.body.created_at,
+      });
       expect(ws.body.api_secret).toBeUndefined();
     });
 
@@ -78,11 +97,23 @@ describe('admin API and bootstrap (CONTRACT §4)', () => {
       );
       expect(rows).toHaveLength(1);
       // every column: only the sealed (AES-256-GCM) secret is derived from it, no plain or keyless digest
-      expect(Object.keys(rows[0]!.row).sort()).toEqual(['api_key', 'created_at', 'expires_at', 'id', 'secret_sealed', 'workspace_id']);
+      expect(Object.keys(rows[0]!.row).sort()).toEqual([
+        'api_key',
+        'created_at',
+        'expires_at',
+        'id',
+        'secret_sealed',
+        'workspace_id',
+      ]);
       const dump = JSON.stringify(rows);
       for (const text of [secret, secret.slice(3)]) {
         const digest = createHash('sha256').update(text).digest();
-        for (const form of [text, digest.toString('hex'), digest.toString('base64'), digest.toString('base64url')])
+        for (const form of [
+          text,
+          digest.toString('hex'),
+          digest.toString('base64'),
+          digest.toString('base64url'),
+        ])
           expect(dump).not.toContain(form);
       }
       expect(String(rows[0]!.row.secret_sealed)).toMatch(/^v1:[\w-]+:[\w-]+:[\w-]+$/);
@@ -92,12 +123,17 @@ describe('admin API and bootstrap (CONTRACT §4)', () => {
       expectError(await admin(t).post('/v1/admin/workspaces', {}), 400, 'VALIDATION_ERROR');
       expectError(await admin(t).post('/v1/admin/workspaces', { name: '' }), 400, 'VALIDATION_ERROR');
       expectError(await admin(t).post('/v1/admin/workspaces', { name: 42 }), 400, 'VALIDATION_ERROR');
-      expectError(await admin(t).post('/v1/admin/workspaces', { name: 'x', plan: 'pro' }), 400, 'VALIDATION_ERROR');
+      expectError(
+        await admin(t).post('/v1/admin/workspaces', { name: 'x', plan: 'pro' }),
+        400,
+        'VALIDATION_ERROR',
+      );
     });
 
     it('lists them newest first, paginated with limit and before', async () => {
       const created: string[] = [];
-      for (let i = 0; i < 5; i++) created.push((await admin(t).post('/v1/admin/workspaces', { name: `page-${i}` })).body.id);
+      for (let i = 0; i < 5; i++)
+        created.push((await admin(t).post('/v1/admin/workspaces', { name: `page-${i}` })).body.id);
 
       const first = await admin(t).get('/v1/admin/workspaces?limit=2');
       expect(first.status).toBe(200);
@@ -116,8 +152,12 @@ describe('admin API and bootstrap (CONTRACT §4)', () => {
       const seen: string[] = [];
       let cursor: string | null = null;
       do {
-        const page: { status: number; body: { workspaces: { id: string }[]; has_more: boolean; next_cursor: string | null } } =
-          await admin(t).get(`/v1/admin/workspaces?limit=2${cursor ? `&before=${encodeURIComponent(cursor)}` : ''}`);
+        const page: {
+          status: number;
+          body: { workspaces: { id: string }[]; has_more: boolean; next_cursor: string | null };
+        } = await admin(t).get(
+          `/v1/admin/workspaces?limit=2${cursor ? `&before=${encodeURIComponent(cursor)}` : ''}`,
+        );
         expect(page.status).toBe(200);
         seen.push(...page.body.workspaces.map((w) => w.id));
         if (!page.body.has_more) expect(page.body.next_cursor).toBeNull();
@@ -163,7 +203,10 @@ describe('admin API and bootstrap (CONTRACT §4)', () => {
     const secret = 'sk_bootstrap_test_secret_0123456789';
 
     it('SERVICE_BOOTSTRAP_API_KEY/SECRET create a workspace with exactly that pair', async () => {
-      const boot = await startTestApp({ SERVICE_BOOTSTRAP_API_KEY: key, SERVICE_BOOTSTRAP_API_SECRET: secret });
+      const boot = await startTestApp({
+        SERVICE_BOOTSTRAP_API_KEY: key,
+        SERVICE_BOOTSTRAP_API_SECRET: secret,
+      });
       try {
         const bearer = await new Client(boot, `Bearer ${key}:${secret}`).get('/v1/workspace');
         expect(bearer.status).toBe(200);
@@ -171,17 +214,29 @@ describe('admin API and bootstrap (CONTRACT §4)', () => {
         const basic = await boot.http().get('/v1/workspace').auth(key, secret);
         expect(basic.status).toBe(200);
         expect(basic.body.id).toBe(bearer.body.id);
-        expectError(await new Client(boot, `Bearer ${key}:sk_bootstrap_test_secret_wrong`).get('/v1/workspace'), 401, 'UNAUTHORIZED');
+        expectError(
+          await new Client(boot, `Bearer ${key}:sk_bootstrap_test_secret_wrong`).get('/v1/workspace'),
+          401,
+          'UNAUTHORIZED',
+        );
 
         const user = await new Client(boot, `Bearer ${key}:${secret}`).put('/v1/users/ana', { name: 'Ana' });
         expect(user.status).toBe(201);
         const token = await new Client(boot, `Bearer ${key}:${secret}`).post('/v1/users/ana/token', {});
         expect(token.status).toBe(200);
-        expectError(await new Client(boot, `Bearer ${token.body.token}`).get('/v1/workspace'), 403, 'FORBIDDEN');
+        expectError(
+          await new Client(boot, `Bearer ${token.body.token}`).get('/v1/workspace'),
+          403,
+          'FORBIDDEN',
+        );
 
         // a restart (or a second instance) finds the pair and creates nothing
-        expect(await boot.app.get(WorkspacesService).ensureWithKeyPair('Bootstrap', key, secret)).toBe('exists');
-        const count: { n: number }[] = await boot.app.get(DataSource).query('SELECT count(*)::int AS n FROM workspace_keys WHERE api_key = $1', [key]);
+        expect(await boot.app.get(WorkspacesService).ensureWithKeyPair('Bootstrap', key, secret)).toBe(
+          'exists',
+        );
+        const count: { n: number }[] = await boot.app
+          .get(DataSource)
+          .query('SELECT count(*)::int AS n FROM workspace_keys WHERE api_key = $1', [key]);
         expect(count[0]!.n).toBe(1);
       } finally {
         await boot.close();

@@ -34,7 +34,8 @@ describe('key and settings caches (one instance)', () => {
   });
 
   const pair = (ws: TestWorkspace) => new Client(t, `Bearer ${ws.apiKey}:${ws.apiSecret}`);
-  const jwt = (ws: TestWorkspace, sub = 'ana') => new Client(t, `Bearer ${userToken(ws.apiKey, ws.apiSecret, sub)}`);
+  const jwt = (ws: TestWorkspace, sub = 'ana') =>
+    new Client(t, `Bearer ${userToken(ws.apiKey, ws.apiSecret, sub)}`);
 
   it('serves repeated key-pair and JWT requests without looking the key up again', async () => {
     const ws = await newWorkspace(t);
@@ -71,7 +72,10 @@ describe('key and settings caches (one instance)', () => {
     expect((await settings.get(ws.id)).read_receipts_enabled).toBe(true);
     expect((await service.settings(ws.id)).moderation.enabled).toBe(false);
 
-    const res = await ws.api.patch('/v1/workspace/settings', { read_receipts_enabled: false, moderation: { enabled: true } });
+    const res = await ws.api.patch('/v1/workspace/settings', {
+      read_receipts_enabled: false,
+      moderation: { enabled: true },
+    });
     expect(res.status).toBe(200);
     expect((await settings.get(ws.id)).read_receipts_enabled).toBe(false);
     expect((await service.settings(ws.id)).moderation.enabled).toBe(true);
@@ -80,7 +84,9 @@ describe('key and settings caches (one instance)', () => {
   it('hands out frozen settings, so no reader can change what the others see', async () => {
     const ws = await newWorkspace(t);
     const s = await settings.get(ws.id);
-    expect(Object.isFrozen(s) && Object.isFrozen(s.moderation) && Object.isFrozen(s.moderation.rules)).toBe(true);
+    expect(Object.isFrozen(s) && Object.isFrozen(s.moderation) && Object.isFrozen(s.moderation.rules)).toBe(
+      true,
+    );
     expect(() => s.moderation.rules.push('flood')).toThrow(TypeError);
     expect(await settings.get(ws.id)).toBe(s);
   });
@@ -153,8 +159,13 @@ describe('key and settings caches (one instance)', () => {
     expect((await settings.get(ws.id)).read_receipts_enabled).toBe(true);
 
     // behind the service's back: what `chat-service workspace delete` or a lost pub/sub message looks like
-    await db.query(`UPDATE workspace_keys SET expires_at = now() - interval '1 second' WHERE workspace_id = $1`, [ws.id]);
-    await db.query(`UPDATE workspaces SET settings = '{"read_receipts_enabled": false}' WHERE id = $1`, [ws.id]);
+    await db.query(
+      `UPDATE workspace_keys SET expires_at = now() - interval '1 second' WHERE workspace_id = $1`,
+      [ws.id],
+    );
+    await db.query(`UPDATE workspaces SET settings = '{"read_receipts_enabled": false}' WHERE id = $1`, [
+      ws.id,
+    ]);
     expect((await pair(ws).get('/v1/workspace')).status).toBe(200); // still cached
     expect((await settings.get(ws.id)).read_receipts_enabled).toBe(true);
     expect(Date.now() - at).toBeLessThan(2000); // (else this proves nothing)

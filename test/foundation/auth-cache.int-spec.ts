@@ -37,7 +37,8 @@ describe('key and settings caches across two instances (PostgreSQL + Redis)', ()
 
   const on = (t: TestApp, authorization: string) => new Client(t, authorization);
   const pairOf = (key: string, secret: string) => `Bearer ${key}:${secret}`;
-  const status = async (t: TestApp, authorization: string) => (await on(t, authorization).get('/v1/workspace')).status;
+  const status = async (t: TestApp, authorization: string) =>
+    (await on(t, authorization).get('/v1/workspace')).status;
 
   /** A workspace whose key pair and a user JWT are cached on instance two. */
   async function warmOnTwo(): Promise<{ ws: TestWorkspace; pair: string; jwt: string }> {
@@ -58,7 +59,9 @@ describe('key and settings caches across two instances (PostgreSQL + Redis)', ()
     expect(ms).toBeLessThan(1000);
     expectError(await on(two, jwt).get('/v1/workspace'), 401, 'UNAUTHORIZED');
     expect(await status(two, pairOf(rotated.body.api_key, rotated.body.api_secret))).toBe(200);
-    expect(await status(two, `Bearer ${userToken(rotated.body.api_key, rotated.body.api_secret, 'ana')}`)).toBe(403);
+    expect(
+      await status(two, `Bearer ${userToken(rotated.body.api_key, rotated.body.api_secret, 'ana')}`),
+    ).toBe(403);
   });
 
   it('a rotation with a grace period: the other instance keeps the old pair for the grace period, then stops', async () => {
@@ -102,19 +105,39 @@ describe('key and settings caches across two instances (PostgreSQL + Redis)', ()
   it('a settings change made on one instance is seen by the other promptly', async () => {
     const ws = await newWorkspace(one);
     const [ana] = (await ws.users('ana', 'bo')) as [TestUser, TestUser];
-    const ch = (await ws.api.post('/v1/channels', { type: 'group', external_id: 'g-settings', created_by: 'ana', member_external_ids: ['bo'] })).body;
+    const ch = (
+      await ws.api.post('/v1/channels', {
+        type: 'group',
+        external_id: 'g-settings',
+        created_by: 'ana',
+        member_external_ids: ['bo'],
+      })
+    ).body;
     const onTwo = on(two, ana.api.authorization!);
     // moderation is off: a link goes through, and instance two now caches the settings
-    expect((await onTwo.post(`/v1/channels/${ch.id}/messages`, { content: 'see https://example.org' })).status).toBe(201);
+    expect(
+      (await onTwo.post(`/v1/channels/${ch.id}/messages`, { content: 'see https://example.org' })).status,
+    ).toBe(201);
     const cache = two.app.get(WorkspaceSettingsCache);
     expect((await cache.get(ws.id)).moderation.enabled).toBe(false);
 
-    const patched = await ws.api.patch('/v1/workspace/settings', { read_receipts_enabled: false, moderation: { enabled: true, action: 'reject', rules: ['link'] } });
+    const patched = await ws.api.patch('/v1/workspace/settings', {
+      read_receipts_enabled: false,
+      moderation: { enabled: true, action: 'reject', rules: ['link'] },
+    });
     expect(patched.status).toBe(200);
     const ms = await within(2000, async () => !(await cache.get(ws.id)).read_receipts_enabled);
     expect(ms).toBeLessThan(1000);
-    expect((await cache.get(ws.id)).moderation).toMatchObject({ enabled: true, action: 'reject', rules: ['link'] });
-    expectError(await onTwo.post(`/v1/channels/${ch.id}/messages`, { content: 'see https://example.org' }), 422, 'MESSAGE_REJECTED');
+    expect((await cache.get(ws.id)).moderation).toMatchObject({
+      enabled: true,
+      action: 'reject',
+      rules: ['link'],
+    });
+    expectError(
+      await onTwo.post(`/v1/channels/${ch.id}/messages`, { content: 'see https://example.org' }),
+      422,
+      'MESSAGE_REJECTED',
+    );
   });
 
   describe('with Redis pub/sub gone', () => {
@@ -134,7 +157,9 @@ describe('key and settings caches across two instances (PostgreSQL + Redis)', ()
       const cache = two.app.get(WorkspaceSettingsCache);
       expect((await cache.get(ws.id)).read_receipts_enabled).toBe(true);
       const at = Date.now();
-      expect((await ws.api.patch('/v1/workspace/settings', { read_receipts_enabled: false })).status).toBe(200);
+      expect((await ws.api.patch('/v1/workspace/settings', { read_receipts_enabled: false })).status).toBe(
+        200,
+      );
       expect((await ws.api.post('/v1/workspace/rotate-secret', { grace_seconds: 0 })).status).toBe(200);
 
       await sleep(300);

@@ -45,10 +45,16 @@ describe('authentication (CONTRACT §3)', () => {
       ['alg none', () => forgeJwt({ alg: 'none', typ: 'JWT', kid: a.apiKey }, claims(), null)],
       ['alg "None"', () => forgeJwt({ alg: 'None', typ: 'JWT', kid: a.apiKey }, claims(), null)],
       ['alg none with a signature', () => forgeJwt({ alg: 'none', kid: a.apiKey }, claims(), a.apiSecret)],
-      ['HS512 with the right secret', () => forgeJwt({ alg: 'HS512', typ: 'JWT', kid: a.apiKey }, claims(), a.apiSecret)],
+      [
+        'HS512 with the right secret',
+        () => forgeJwt({ alg: 'HS512', typ: 'JWT', kid: a.apiKey }, claims(), a.apiSecret),
+      ],
       ['RS256 header', () => forgeJwt({ alg: 'RS256', typ: 'JWT', kid: a.apiKey }, claims(), a.apiSecret)],
       ['no alg', () => forgeJwt({ typ: 'JWT', kid: a.apiKey }, claims(), a.apiSecret)],
-      ['a wrong key', () => forgeJwt({ alg: 'HS256', kid: a.apiKey }, claims(), 'sk_not-the-secret-of-this-workspace')],
+      [
+        'a wrong key',
+        () => forgeJwt({ alg: 'HS256', kid: a.apiKey }, claims(), 'sk_not-the-secret-of-this-workspace'),
+      ],
       ['expired', () => hs256({ iat: nowSeconds() - 7200, exp: nowSeconds() - 10 })],
       ['no exp', () => hs256({ exp: undefined })],
       ['no iat', () => hs256({ iat: undefined })],
@@ -57,21 +63,32 @@ describe('authentication (CONTRACT §3)', () => {
       ['a numeric sub', () => hs256({ sub: 42 })],
       ['exp as a string', () => hs256({ exp: String(nowSeconds() + 60) })],
       ['a lifetime of 86401 s', () => hs256({ iat: nowSeconds() - 1, exp: nowSeconds() + 86_400 })],
-      ['a lifetime of 86401 s issued in the past', () => hs256({ iat: nowSeconds() - 86_000, exp: nowSeconds() + 401 })],
+      [
+        'a lifetime of 86401 s issued in the past',
+        () => hs256({ iat: nowSeconds() - 86_000, exp: nowSeconds() + 401 }),
+      ],
       ['iat far in the future', () => hs256({ iat: nowSeconds() + 3600, exp: nowSeconds() + 7200 })],
       ['an unknown kid', () => hs256({}, { kid: 'pk_doesnotexist000' })],
       ['a kid that is not an api key', () => hs256({}, { kid: 'some-other-kid' })],
       ['no kid', () => hs256({}, { kid: undefined })],
       ['an unknown user', () => hs256({ sub: 'nobody' })],
       ['a sub with a NUL', () => hs256({ sub: 'ana\u0000' })],
-      ['B secret with A kid', () => forgeJwt({ alg: 'HS256', kid: a.apiKey }, claims({ sub: 'bo' }), b.apiSecret)],
+      [
+        'B secret with A kid',
+        () => forgeJwt({ alg: 'HS256', kid: a.apiKey }, claims({ sub: 'bo' }), b.apiSecret),
+      ],
       ['A kid and secret for a user that exists only in B', () => hs256({ sub: 'bo' })],
-      ['B kid with A secret', () => forgeJwt({ alg: 'HS256', kid: b.apiKey }, claims({ sub: 'bo' }), a.apiSecret)],
+      [
+        'B kid with A secret',
+        () => forgeJwt({ alg: 'HS256', kid: b.apiKey }, claims({ sub: 'bo' }), a.apiSecret),
+      ],
       [
         'a tampered payload',
         () => {
           const [h, , s] = hs256().split('.');
-          const payload = Buffer.from(JSON.stringify(claims({ sub: 'ana', exp: nowSeconds() + 80_000 }))).toString('base64url');
+          const payload = Buffer.from(
+            JSON.stringify(claims({ sub: 'ana', exp: nowSeconds() + 80_000 })),
+          ).toString('base64url');
           return `${h}.${payload}.${s}`;
         },
       ],
@@ -85,7 +102,11 @@ describe('authentication (CONTRACT §3)', () => {
       ['a stripped signature', () => hs256().split('.').slice(0, 2).join('.') + '.'],
       ['garbage', () => 'not-a-jwt'],
       ['three garbage segments', () => 'abc.def.ghi'],
-      ['a JSON string payload', () => `${Buffer.from('{"alg":"HS256","kid":"x"}').toString('base64url')}.${Buffer.from('"x"').toString('base64url')}.sig`],
+      [
+        'a JSON string payload',
+        () =>
+          `${Buffer.from('{"alg":"HS256","kid":"x"}').toString('base64url')}.${Buffer.from('"x"').toString('base64url')}.sig`,
+      ],
     ];
 
     it.each(attacks)('refuses %s with 401 UNAUTHORIZED', async (_name, make) => {
@@ -94,26 +115,60 @@ describe('authentication (CONTRACT §3)', () => {
 
     // the messages are part of what integrators see; they stay as they were with jsonwebtoken
     const messages: [string, () => string, string][] = [
-      ['alg none', () => forgeJwt({ alg: 'none', typ: 'JWT', kid: a.apiKey }, claims(), null), 'Only HS256 tokens are accepted'],
-      ['RS256', () => forgeJwt({ alg: 'RS256', typ: 'JWT', kid: a.apiKey }, claims(), a.apiSecret), 'Only HS256 tokens are accepted'],
-      ['HS512', () => forgeJwt({ alg: 'HS512', typ: 'JWT', kid: a.apiKey }, claims(), a.apiSecret), 'Only HS256 tokens are accepted'],
+      [
+        'alg none',
+        () => forgeJwt({ alg: 'none', typ: 'JWT', kid: a.apiKey }, claims(), null),
+        'Only HS256 tokens are accepted',
+      ],
+      [
+        'RS256',
+        () => forgeJwt({ alg: 'RS256', typ: 'JWT', kid: a.apiKey }, claims(), a.apiSecret),
+        'Only HS256 tokens are accepted',
+      ],
+      [
+        'HS512',
+        () => forgeJwt({ alg: 'HS512', typ: 'JWT', kid: a.apiKey }, claims(), a.apiSecret),
+        'Only HS256 tokens are accepted',
+      ],
       ['garbage', () => 'not-a-jwt', 'Malformed token'],
       ['three garbage segments', () => 'abc.def.ghi', 'Malformed token'],
-      ['a JSON string payload', () => `${Buffer.from('{"alg":"HS256","kid":"x"}').toString('base64url')}.${Buffer.from('"x"').toString('base64url')}.sig`, 'Malformed token'],
+      [
+        'a JSON string payload',
+        () =>
+          `${Buffer.from('{"alg":"HS256","kid":"x"}').toString('base64url')}.${Buffer.from('"x"').toString('base64url')}.sig`,
+        'Malformed token',
+      ],
       // jsonwebtoken threw a SyntaxError here (500): now a 401 like any malformed token
-      ['typ JWT with a payload that is not JSON', () => `${Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT', kid: a.apiKey })).toString('base64url')}.${Buffer.from('nope').toString('base64url')}.sig`, 'Malformed token'],
+      [
+        'typ JWT with a payload that is not JSON',
+        () =>
+          `${Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT', kid: a.apiKey })).toString('base64url')}.${Buffer.from('nope').toString('base64url')}.sig`,
+        'Malformed token',
+      ],
       ['no kid', () => hs256({}, { kid: undefined }), 'The token has no kid'],
       ['no sub', () => hs256({ sub: undefined }), 'The token has no sub'],
       ['an unknown kid', () => hs256({}, { kid: 'pk_doesnotexist000' }), 'Unknown kid'],
-      ['a wrong key', () => forgeJwt({ alg: 'HS256', kid: a.apiKey }, claims(), 'sk_not-the-secret-of-this-workspace'), 'Invalid token'],
+      [
+        'a wrong key',
+        () => forgeJwt({ alg: 'HS256', kid: a.apiKey }, claims(), 'sk_not-the-secret-of-this-workspace'),
+        'Invalid token',
+      ],
       ['a stripped signature', () => hs256().split('.').slice(0, 2).join('.') + '.', 'Invalid token'],
       ['a truncated signature', () => hs256().slice(0, -1), 'Invalid token'],
       ['nbf in the future', () => hs256({ nbf: nowSeconds() + 600 }), 'Invalid token'],
       ['exp as a string', () => hs256({ exp: String(nowSeconds() + 60) }), 'Invalid token'],
       ['expired', () => hs256({ iat: nowSeconds() - 7200, exp: nowSeconds() - 10 }), 'The token has expired'],
       ['no exp', () => hs256({ exp: undefined }), 'The token needs iat and exp'],
-      ['a lifetime of 86401 s', () => hs256({ iat: nowSeconds() - 1, exp: nowSeconds() + 86_400 }), 'The token lives longer than 24 hours'],
-      ['iat far in the future', () => hs256({ iat: nowSeconds() + 3600, exp: nowSeconds() + 7200 }), 'The token was issued in the future'],
+      [
+        'a lifetime of 86401 s',
+        () => hs256({ iat: nowSeconds() - 1, exp: nowSeconds() + 86_400 }),
+        'The token lives longer than 24 hours',
+      ],
+      [
+        'iat far in the future',
+        () => hs256({ iat: nowSeconds() + 3600, exp: nowSeconds() + 7200 }),
+        'The token was issued in the future',
+      ],
       ['an unknown user', () => hs256({ sub: 'nobody' }), 'Unknown user'],
     ];
 
@@ -132,17 +187,26 @@ describe('authentication (CONTRACT §3)', () => {
         [b, 'b'],
       ] as const)
         for (const id of ids) {
-          const res = await ws.api.post('/v1/channels', { type: 'group', external_id: `${prefix}-${id}`, member_external_ids: [id] });
+          const res = await ws.api.post('/v1/channels', {
+            type: 'group',
+            external_id: `${prefix}-${id}`,
+            member_external_ids: [id],
+          });
           expect(res.status).toBe(201);
         }
       users.forEach((u, i) => own.set(u.token, `${i < ids.length ? 'a' : 'b'}-${u.external_id}`));
       const stranger = userToken(a.apiKey, a.apiSecret, 'crowd-nobody');
-      const [refused, ...pages] = await Promise.all([probe(stranger), ...users.map((u) => u.api.get('/v1/me/channels'))]);
+      const [refused, ...pages] = await Promise.all([
+        probe(stranger),
+        ...users.map((u) => u.api.get('/v1/me/channels')),
+      ]);
       expectError(refused, 401, 'UNAUTHORIZED');
       expect(refused.body.error.message).toBe('Unknown user');
       pages.forEach((res, i) => {
         expect(res.status).toBe(200);
-        expect((res.body.channels as { external_id: string }[]).map((c) => c.external_id)).toEqual([own.get(users[i]!.token)]);
+        expect((res.body.channels as { external_id: string }[]).map((c) => c.external_id)).toEqual([
+          own.get(users[i]!.token),
+        ]);
       });
     });
 
@@ -196,7 +260,11 @@ describe('authentication (CONTRACT §3)', () => {
 
     it('says the same for a wrong secret and an unknown key, also once the key is cached', async () => {
       expect((await withAuth(`Bearer ${a.apiKey}:${a.apiSecret}`).get('/v1/workspace')).status).toBe(200);
-      for (const auth of [`Bearer ${a.apiKey}:sk_wrongwrongwrongwrongwrong`, `Bearer pk_unknownunknown:${a.apiSecret}`, basic(`${a.apiKey}:${b.apiSecret}`)]) {
+      for (const auth of [
+        `Bearer ${a.apiKey}:sk_wrongwrongwrongwrongwrong`,
+        `Bearer pk_unknownunknown:${a.apiSecret}`,
+        basic(`${a.apiKey}:${b.apiSecret}`),
+      ]) {
         const res = await withAuth(auth).get('/v1/workspace');
         expectError(res, 401, 'UNAUTHORIZED');
         expect(res.body.error.message).toBe('Missing or invalid credentials');

@@ -24,17 +24,38 @@ describe('HTTP surface: errors, request ids, operations', () => {
     it('answers a body over 256 KiB with 413 PAYLOAD_TOO_LARGE', async () => {
       const big = { name: 'x', metadata: { blob: 'x'.repeat(256 * 1024) } };
       expectError(await ws.api.put('/v1/users/ana', big), 413, 'PAYLOAD_TOO_LARGE');
-      expectError(await t.http().post('/v1/admin/workspaces').set('Content-Type', 'application/json').send(JSON.stringify(big)), 413, 'PAYLOAD_TOO_LARGE');
+      expectError(
+        await t
+          .http()
+          .post('/v1/admin/workspaces')
+          .set('Content-Type', 'application/json')
+          .send(JSON.stringify(big)),
+        413,
+        'PAYLOAD_TOO_LARGE',
+      );
       // just under the limit is read (and then refused for its content, not its size)
       const under = JSON.stringify({ metadata: { blob: 'x'.repeat(250 * 1024) } });
-      expectError(await ws.api.req('put', '/v1/users/ana').set('Content-Type', 'application/json').send(under), 400, 'VALIDATION_ERROR');
+      expectError(
+        await ws.api.req('put', '/v1/users/ana').set('Content-Type', 'application/json').send(under),
+        400,
+        'VALIDATION_ERROR',
+      );
     });
 
     it('answers invalid JSON with 400 VALIDATION_ERROR', async () => {
-      const res = await ws.api.req('put', '/v1/users/ana').set('Content-Type', 'application/json').send('{"name": "Ana",');
+      const res = await ws.api
+        .req('put', '/v1/users/ana')
+        .set('Content-Type', 'application/json')
+        .send('{"name": "Ana",');
       expectError(res, 400, 'VALIDATION_ERROR');
-      expect(res.body.error.message).not.toMatch(/at JSON\.parse|Unexpected token .* in JSON at position \d+\n/);
-      expectError(await ws.api.req('post', '/v1/users').set('Content-Type', 'application/json').send('nope'), 400, 'VALIDATION_ERROR');
+      expect(res.body.error.message).not.toMatch(
+        /at JSON\.parse|Unexpected token .* in JSON at position \d+\n/,
+      );
+      expectError(
+        await ws.api.req('post', '/v1/users').set('Content-Type', 'application/json').send('nope'),
+        400,
+        'VALIDATION_ERROR',
+      );
     });
 
     it('answers validation errors with details naming the fields', async () => {
@@ -78,7 +99,10 @@ describe('HTTP surface: errors, request ids, operations', () => {
       const err = await t.http().get('/v1/nope');
       expect(err.body.error.request_id).toBe(err.headers['x-request-id']);
 
-      const bad = await t.http().get('/healthz').set('X-Request-Id', `bad id with spaces ${'x'.repeat(200)}`);
+      const bad = await t
+        .http()
+        .get('/healthz')
+        .set('X-Request-Id', `bad id with spaces ${'x'.repeat(200)}`);
       expect(bad.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     });
   });
@@ -106,8 +130,12 @@ describe('HTTP surface: errors, request ids, operations', () => {
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toMatch(/^text\/plain/);
       expect(res.text).toContain('# TYPE http_request_duration_seconds histogram');
-      expect(res.text).toMatch(/http_request_duration_seconds_bucket\{[^}]*route="\/v1\/users\/:external_id"[^}]*status="404"/);
-      expect(res.text).toMatch(/http_request_duration_seconds_count\{[^}]*method="PUT",route="\/v1\/users\/:external_id",status="201"\}/);
+      expect(res.text).toMatch(
+        /http_request_duration_seconds_bucket\{[^}]*route="\/v1\/users\/:external_id"[^}]*status="404"/,
+      );
+      expect(res.text).toMatch(
+        /http_request_duration_seconds_count\{[^}]*method="PUT",route="\/v1\/users\/:external_id",status="201"\}/,
+      );
       expect(res.text).not.toContain('route="/v1/users/someone"');
       expect(res.text).toContain('process_cpu_user_seconds_total');
       expect(res.text).toContain('nodejs_heap_size_used_bytes');
@@ -158,8 +186,11 @@ describe('HTTP surface: errors, request ids, operations', () => {
         userJwt: { type: 'http', scheme: 'bearer' },
         adminToken: { type: 'http', scheme: 'bearer' },
       });
-      const security = (path: string, method: string) => (doc.paths[path]![method]!.security ?? []).flatMap((s) => Object.keys(s));
-      expect(security('/v1/users/{external_id}', 'put')).toEqual(expect.arrayContaining(['workspaceKey', 'workspaceBasic']));
+      const security = (path: string, method: string) =>
+        (doc.paths[path]![method]!.security ?? []).flatMap((s) => Object.keys(s));
+      expect(security('/v1/users/{external_id}', 'put')).toEqual(
+        expect.arrayContaining(['workspaceKey', 'workspaceBasic']),
+      );
       expect(security('/v1/users/{external_id}', 'put')).not.toContain('userJwt');
       expect(security('/v1/admin/workspaces', 'post')).toEqual(['adminToken']);
       expect(security('/healthz', 'get')).toEqual([]);

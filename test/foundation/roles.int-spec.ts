@@ -22,7 +22,10 @@ describe('service roles: api and worker', () => {
     drop = db.drop;
     const shared = { databaseUrl: db.url, redisPrefix: `roles${Date.now().toString(36)}:` };
     api = await startTestApp({ SERVICE_ROLE: 'api' }, shared);
-    worker = await startTestApp({ SERVICE_ROLE: 'worker', SERVICE_ENCRYPTION_KEY: api.env.SERVICE_ENCRYPTION_KEY! }, shared);
+    worker = await startTestApp(
+      { SERVICE_ROLE: 'worker', SERVICE_ENCRYPTION_KEY: api.env.SERVICE_ENCRYPTION_KEY! },
+      shared,
+    );
     pg = new Pg({ connectionString: db.url });
     await pg.connect();
   });
@@ -40,7 +43,9 @@ describe('service roles: api and worker', () => {
     expect((await worker.http().get('/metrics')).text).toContain('chat_');
     expect((await worker.http().get('/docs-json')).status).toBe(404);
 
-    const doc = (await api.http().get('/docs-json')).body as { paths: Record<string, Record<string, unknown>> };
+    const doc = (await api.http().get('/docs-json')).body as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     const routes = Object.entries(doc.paths).flatMap(([path, ops]) =>
       Object.keys(ops).map((method) => ({ method, path: path.replace(/\{[^}]+\}/g, 'x') })),
     );
@@ -48,7 +53,11 @@ describe('service roles: api and worker', () => {
     const asBackend = new Client(worker, ws.api.authorization);
     const answered: string[] = [];
     for (const { method, path } of routes) {
-      const res = await asBackend.req(method as 'get' | 'post' | 'put' | 'patch' | 'delete', path, method === 'get' ? undefined : {});
+      const res = await asBackend.req(
+        method as 'get' | 'post' | 'put' | 'patch' | 'delete',
+        path,
+        method === 'get' ? undefined : {},
+      );
       if (res.status !== 404) answered.push(`${method.toUpperCase()} ${path}: ${res.status}`);
     }
     // every documented route but the three a worker is for
@@ -60,11 +69,24 @@ describe('service roles: api and worker', () => {
   it("the worker's search indexer indexes what the API instance stored", async () => {
     const ws = await newWorkspace(api);
     await ws.users('ana', 'bo');
-    const ch = (await ws.api.post('/v1/channels', { type: 'group', external_id: 'g', created_by: 'ana', member_external_ids: ['bo'] })).body;
-    const sent = (await ws.api.post(`/v1/channels/${ch.id}/messages`, { content: 'indexed by the worker', user_external_id: 'ana' })).body;
+    const ch = (
+      await ws.api.post('/v1/channels', {
+        type: 'group',
+        external_id: 'g',
+        created_by: 'ana',
+        member_external_ids: ['bo'],
+      })
+    ).body;
+    const sent = (
+      await ws.api.post(`/v1/channels/${ch.id}/messages`, {
+        content: 'indexed by the worker',
+        user_external_id: 'ana',
+      })
+    ).body;
     let indexed = false;
     for (let i = 0; i < 100 && !indexed; i++) {
-      indexed = (await pg.query('SELECT 1 FROM message_search WHERE message_id = $1', [sent.id])).rowCount === 1;
+      indexed =
+        (await pg.query('SELECT 1 FROM message_search WHERE message_id = $1', [sent.id])).rowCount === 1;
       if (!indexed) await sleep(100);
     }
     expect(indexed).toBe(true);

@@ -124,7 +124,13 @@ describe('SQL function files applied after the migrations', () => {
       loadFunctionFiles(join(dir, 'functions')).find((f) => f.name === 'search_document')?.checksum,
     );
     expect(after.get('search_document')?.applied_at).not.toBe(before.get('search_document')?.applied_at);
-    for (const name of ['chat_count_members', 'chat_search_doc', 'chat_send_message', 'chat_send_messages', 'search_tokens'])
+    for (const name of [
+      'chat_count_members',
+      'chat_search_doc',
+      'chat_send_message',
+      'chat_send_messages',
+      'search_tokens',
+    ])
       expect(after.get(name)).toEqual(before.get(name));
     // the function the search documents are made of still indexes as before
     const [doc] = await s.handle.dataSource.query<{ d: string }[]>(

@@ -18,7 +18,11 @@ describe('users', () => {
   describe('PUT /v1/users/:external_id', () => {
     it('creates (201) then updates (200), keeping omitted fields', async () => {
       const ws = await newWorkspace(t);
-      const created = await ws.api.put('/v1/users/ana', { name: 'Ana', avatar_url: 'https://cdn.example.com/ana.png', metadata: { plan: 'pro' } });
+      const created = await ws.api.put('/v1/users/ana', {
+        name: 'Ana',
+        avatar_url: 'https://cdn.example.com/ana.png',
+        metadata: { plan: 'pro' },
+      });
       expect(created.status).toBe(201);
       expect(created.body).toEqual({
         id: expect.stringMatching(UUID7),
@@ -74,9 +78,17 @@ describe('users', () => {
       const ws = await newWorkspace(t);
       const pad = 4096 - JSON.stringify({ blob: '' }).length;
       expect((await ws.api.put('/v1/users/ana', { metadata: { blob: 'x'.repeat(pad) } })).status).toBe(201);
-      expectError(await ws.api.put('/v1/users/bo', { metadata: { blob: 'x'.repeat(pad + 1) } }), 400, 'VALIDATION_ERROR');
+      expectError(
+        await ws.api.put('/v1/users/bo', { metadata: { blob: 'x'.repeat(pad + 1) } }),
+        400,
+        'VALIDATION_ERROR',
+      );
       // 'é' is 2 bytes: fewer characters than the limit, more bytes
-      expectError(await ws.api.put('/v1/users/cy', { metadata: { blob: 'é'.repeat(pad / 2 + 1) } }), 400, 'VALIDATION_ERROR');
+      expectError(
+        await ws.api.put('/v1/users/cy', { metadata: { blob: 'é'.repeat(pad / 2 + 1) } }),
+        400,
+        'VALIDATION_ERROR',
+      );
     });
 
     it('refuses a bad external id in the path', async () => {
@@ -91,12 +103,17 @@ describe('users', () => {
     it('upserts 1-100 users and answers 200 {users} in request order', async () => {
       const ws = await newWorkspace(t);
       await ws.api.put('/v1/users/u050', { name: 'Old' });
-      const users = Array.from({ length: 100 }, (_, i) => ({ external_id: `u${String(i).padStart(3, '0')}`, name: `User ${i}` }));
+      const users = Array.from({ length: 100 }, (_, i) => ({
+        external_id: `u${String(i).padStart(3, '0')}`,
+        name: `User ${i}`,
+      }));
       users.reverse();
       const res = await ws.api.post('/v1/users', { users });
       expect(res.status).toBe(200);
       expect(res.body.users).toHaveLength(100);
-      expect(res.body.users.map((u: { external_id: string }) => u.external_id)).toEqual(users.map((u) => u.external_id));
+      expect(res.body.users.map((u: { external_id: string }) => u.external_id)).toEqual(
+        users.map((u) => u.external_id),
+      );
       expect(res.body.users[0]).toEqual({
         id: expect.stringMatching(UUID7),
         external_id: 'u099',
@@ -116,7 +133,10 @@ describe('users', () => {
     it.each([
       ['an empty list', { users: [] }],
       ['101 users', { users: Array.from({ length: 101 }, (_, i) => ({ external_id: `u${i}` })) }],
-      ['a duplicate external id', { users: [{ external_id: 'a' }, { external_id: 'b' }, { external_id: 'a' }] }],
+      [
+        'a duplicate external id',
+        { users: [{ external_id: 'a' }, { external_id: 'b' }, { external_id: 'a' }] },
+      ],
       ['a missing external id', { users: [{ name: 'x' }] }],
       ['a bad external id', { users: [{ external_id: 'has space' }] }],
       ['an unknown field in a user', { users: [{ external_id: 'a', admin: true }] }],
@@ -135,7 +155,9 @@ describe('users', () => {
       const ws = await newWorkspace(t);
       const res = await ws.api.post('/v1/users', { users: [{ external_id: 'a' }, { external_id: 'a' }] });
       expectError(res, 400, 'VALIDATION_ERROR');
-      expect(res.body.error.details).toEqual([{ field: 'users[1].external_id', message: expect.any(String) }]);
+      expect(res.body.error.details).toEqual([
+        { field: 'users[1].external_id', message: expect.any(String) },
+      ]);
     });
   });
 
@@ -197,11 +219,14 @@ describe('users', () => {
       }
     });
 
-    it.each([[59], [86_401], [0], [-5], [90.5], ['3600'], [null]])('refuses ttl_seconds %p with 400', async (ttl) => {
-      const ws = await newWorkspace(t);
-      await ws.user('ana');
-      expectError(await ws.api.post('/v1/users/ana/token', { ttl_seconds: ttl }), 400, 'VALIDATION_ERROR');
-    });
+    it.each([[59], [86_401], [0], [-5], [90.5], ['3600'], [null]])(
+      'refuses ttl_seconds %p with 400',
+      async (ttl) => {
+        const ws = await newWorkspace(t);
+        await ws.user('ana');
+        expectError(await ws.api.post('/v1/users/ana/token', { ttl_seconds: ttl }), 400, 'VALIDATION_ERROR');
+      },
+    );
 
     it('refuses unknown fields and answers 404 for an unknown user', async () => {
       const ws = await newWorkspace(t);
@@ -213,9 +238,15 @@ describe('users', () => {
 
   describe('the user.created event', () => {
     const eventsOf = async (workspaceId: string) => {
-      const rows: { type: string; payload: { user: { external_id: string; id: string } }; channel_id: string | null }[] = await t.app
+      const rows: {
+        type: string;
+        payload: { user: { external_id: string; id: string } };
+        channel_id: string | null;
+      }[] = await t.app
         .get(DataSource)
-        .query('SELECT type, payload, channel_id FROM events WHERE workspace_id = $1 ORDER BY position', [workspaceId]);
+        .query('SELECT type, payload, channel_id FROM events WHERE workspace_id = $1 ORDER BY position', [
+          workspaceId,
+        ]);
       return rows;
     };
 
@@ -224,7 +255,9 @@ describe('users', () => {
       const ana = await ws.api.put('/v1/users/ana', { name: 'Ana' });
       await ws.api.put('/v1/users/ana', { name: 'Ana 2' });
       await ws.api.put('/v1/users/ana', {});
-      await ws.api.post('/v1/users', { users: [{ external_id: 'ana' }, { external_id: 'bo' }, { external_id: 'cy' }] });
+      await ws.api.post('/v1/users', {
+        users: [{ external_id: 'ana' }, { external_id: 'bo' }, { external_id: 'cy' }],
+      });
       await ws.api.post('/v1/users', { users: [{ external_id: 'bo' }, { external_id: 'cy' }] });
       // a refused batch writes no events
       await ws.api.post('/v1/users', { users: [{ external_id: 'dee' }, { external_id: 'dee' }] });
@@ -246,7 +279,9 @@ describe('users', () => {
 
     it('is written once when the same new user is created concurrently', async () => {
       const ws = await newWorkspace(t);
-      const results = await Promise.all(Array.from({ length: 5 }, () => ws.api.put('/v1/users/racer', { name: 'R' })));
+      const results = await Promise.all(
+        Array.from({ length: 5 }, () => ws.api.put('/v1/users/racer', { name: 'R' })),
+      );
       expect(results.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 201]);
       expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
       expect(await eventsOf(ws.id)).toHaveLength(1);

@@ -31,7 +31,13 @@ describe('workspace settings and secret rotation', () => {
       const ws = await newWorkspace(t, 'Defaults');
       const res = await ws.api.get('/v1/workspace');
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ id: ws.id, name: 'Defaults', api_key: ws.apiKey, settings: DEFAULTS, created_at: expect.any(String) });
+      expect(res.body).toEqual({
+        id: ws.id,
+        name: 'Defaults',
+        api_key: ws.apiKey,
+        settings: DEFAULTS,
+        created_at: expect.any(String),
+      });
     });
 
     it('deep-merges a partial body and answers the whole settings object', async () => {
@@ -42,7 +48,12 @@ describe('workspace settings and secret rotation', () => {
 
       const two = await ws.api.patch('/v1/workspace/settings', {
         read_receipts_enabled: false,
-        moderation: { flood: { max_repeats: 5 }, auto_mute: { enabled: true }, blocklist: ['darn'], rules: ['link'] },
+        moderation: {
+          flood: { max_repeats: 5 },
+          auto_mute: { enabled: true },
+          blocklist: ['darn'],
+          rules: ['link'],
+        },
       });
       expect(two.status).toBe(200);
       const expected = {
@@ -98,13 +109,18 @@ describe('workspace settings and secret rotation', () => {
       const ws = await newWorkspace(t);
       const res = await ws.api.patch('/v1/workspace/settings', { moderation: { action: 'ban' } });
       expectError(res, 400, 'VALIDATION_ERROR');
-      expect(res.body.error.details).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'moderation.action' })]));
+      expect(res.body.error.details).toEqual(
+        expect.arrayContaining([expect.objectContaining({ field: 'moderation.action' })]),
+      );
     });
 
     it('keeps settings per workspace', async () => {
       const a = await newWorkspace(t);
       const b = await newWorkspace(t);
-      await a.api.patch('/v1/workspace/settings', { system_messages_for_membership: true, moderation: { enabled: true } });
+      await a.api.patch('/v1/workspace/settings', {
+        system_messages_for_membership: true,
+        moderation: { enabled: true },
+      });
       expect((await b.api.get('/v1/workspace')).body.settings).toEqual(DEFAULTS);
       expect((await b.api.get('/v1/workspace')).body.id).toBe(b.id);
       const aSettings = (await a.api.get('/v1/workspace')).body.settings;
@@ -122,7 +138,10 @@ describe('workspace settings and secret rotation', () => {
 
       const res = await ws.api.post('/v1/workspace/rotate-secret', { grace_seconds: 0 });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ api_key: expect.stringMatching(/^pk_/), api_secret: expect.stringMatching(/^sk_/) });
+      expect(res.body).toEqual({
+        api_key: expect.stringMatching(/^pk_/),
+        api_secret: expect.stringMatching(/^sk_/),
+      });
       expect(res.body.api_key).not.toBe(ws.apiKey);
       expect(res.body.api_secret).not.toBe(ws.apiSecret);
 
@@ -137,7 +156,13 @@ describe('workspace settings and secret rotation', () => {
       const newJwt = userToken(res.body.api_key, res.body.api_secret, 'ana');
       expectError(await new Client(t, `Bearer ${newJwt}`).get('/v1/workspace'), 403, 'FORBIDDEN');
       // the old secret cannot sign for the new kid either
-      expectError(await new Client(t, `Bearer ${userToken(res.body.api_key, ws.apiSecret, 'ana')}`).get('/v1/workspace'), 401, 'UNAUTHORIZED');
+      expectError(
+        await new Client(t, `Bearer ${userToken(res.body.api_key, ws.apiSecret, 'ana')}`).get(
+          '/v1/workspace',
+        ),
+        401,
+        'UNAUTHORIZED',
+      );
       // issued tokens carry the new kid
       const issued = await fresh.post('/v1/users/ana/token', {});
       expectError(await new Client(t, `Bearer ${issued.body.token}`).get('/v1/workspace'), 403, 'FORBIDDEN');
@@ -166,7 +191,13 @@ describe('workspace settings and secret rotation', () => {
       const cur = await fresh.get('/v1/workspace');
       expect(cur.status).toBe(200);
       expect(cur.body.api_key).toBe(res.body.api_key);
-      expectError(await new Client(t, `Bearer ${userToken(res.body.api_key, res.body.api_secret, 'bo')}`).get('/v1/workspace'), 403, 'FORBIDDEN');
+      expectError(
+        await new Client(t, `Bearer ${userToken(res.body.api_key, res.body.api_secret, 'bo')}`).get(
+          '/v1/workspace',
+        ),
+        403,
+        'FORBIDDEN',
+      );
     });
 
     it('a short grace period runs out', async () => {
@@ -183,18 +214,32 @@ describe('workspace settings and secret rotation', () => {
     it('a second rotation shortens the first grace period, never extends it', async () => {
       const ws = await newWorkspace(t);
       const first = await ws.api.post('/v1/workspace/rotate-secret', { grace_seconds: 600 });
-      const second = await new Client(t, `Bearer ${first.body.api_key}:${first.body.api_secret}`).post('/v1/workspace/rotate-secret', {
-        grace_seconds: 0,
-      });
+      const second = await new Client(t, `Bearer ${first.body.api_key}:${first.body.api_secret}`).post(
+        '/v1/workspace/rotate-secret',
+        {
+          grace_seconds: 0,
+        },
+      );
       expect(second.status).toBe(200);
       expectError(await ws.api.get('/v1/workspace'), 401, 'UNAUTHORIZED');
-      expectError(await new Client(t, `Bearer ${first.body.api_key}:${first.body.api_secret}`).get('/v1/workspace'), 401, 'UNAUTHORIZED');
-      expect((await new Client(t, `Bearer ${second.body.api_key}:${second.body.api_secret}`).get('/v1/workspace')).status).toBe(200);
+      expectError(
+        await new Client(t, `Bearer ${first.body.api_key}:${first.body.api_secret}`).get('/v1/workspace'),
+        401,
+        'UNAUTHORIZED',
+      );
+      expect(
+        (await new Client(t, `Bearer ${second.body.api_key}:${second.body.api_secret}`).get('/v1/workspace'))
+          .status,
+      ).toBe(200);
     });
 
     it.each([[-1], [86_401], ['60'], [1.5], [null]])('refuses grace_seconds %p with 400', async (grace) => {
       const ws = await newWorkspace(t);
-      expectError(await ws.api.post('/v1/workspace/rotate-secret', { grace_seconds: grace }), 400, 'VALIDATION_ERROR');
+      expectError(
+        await ws.api.post('/v1/workspace/rotate-secret', { grace_seconds: grace }),
+        400,
+        'VALIDATION_ERROR',
+      );
       expect((await ws.api.get('/v1/workspace')).status).toBe(200);
     });
 

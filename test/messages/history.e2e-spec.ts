@@ -75,18 +75,34 @@ describe('history (GET /v1/channels/:id/messages)', () => {
 
   it('after=<time> is later than the time as shown, at millisecond precision, whatever the stored microseconds (§21)', async () => {
     const { ch, ana } = await room(t);
-    const [a, b, c, d] = [await send(ana, ch.id, 'a'), await send(ana, ch.id, 'b'), await send(ana, ch.id, 'c'), await send(ana, ch.id, 'd')];
+    const [a, b, c, d] = [
+      await send(ana, ch.id, 'a'),
+      await send(ana, ch.id, 'b'),
+      await send(ana, ch.id, 'c'),
+      await send(ana, ch.id, 'd'),
+    ];
     // three messages in one millisecond and one in the next: created_at keeps microseconds, the API prints milliseconds
     const ms = Math.floor(Date.now() / 1000) * 1000 + 60_000 + 7;
-    const at = (micros: number) => new Date(ms).toISOString().replace('Z', `${String(micros).padStart(3, '0')}Z`);
+    const at = (micros: number) =>
+      new Date(ms).toISOString().replace('Z', `${String(micros).padStart(3, '0')}Z`);
     const db = t.app.get(DataSource);
-    for (const [m, micros] of [[a, 0], [b, 400], [c, 999]] as const)
+    for (const [m, micros] of [
+      [a, 0],
+      [b, 400],
+      [c, 999],
+    ] as const)
       await db.query(`UPDATE messages SET created_at = $2::timestamptz WHERE id = $1`, [m.id, at(micros)]);
-    await db.query(`UPDATE messages SET created_at = $2::timestamptz + interval '1 millisecond' WHERE id = $1`, [d.id, at(0)]);
+    await db.query(
+      `UPDATE messages SET created_at = $2::timestamptz + interval '1 millisecond' WHERE id = $1`,
+      [d.id, at(0)],
+    );
     const shown = new Date(ms).toISOString();
-    expect((await history(ana.api, ch.id)).messages.filter((m) => m.id !== d.id).map((m) => m.created_at)).toEqual([shown, shown, shown]);
+    expect(
+      (await history(ana.api, ch.id)).messages.filter((m) => m.id !== d.id).map((m) => m.created_at),
+    ).toEqual([shown, shown, shown]);
 
-    const after = async (q: string) => (await history(ana.api, ch.id, { after: q })).messages.map((m) => m.content);
+    const after = async (q: string) =>
+      (await history(ana.api, ch.id, { after: q })).messages.map((m) => m.content);
     expect(await after(shown)).toEqual(['d']);
     expect(await after(shown.replace('Z', '+00:00'))).toEqual(['d']);
     expect(await after(at(500))).toEqual(['d']); // finer than a millisecond: compared as shown, cut to it

@@ -120,7 +120,10 @@ describe('pinned messages', () => {
       await sleep(3);
       const second = await ana.api.post(pinPath(m.id));
       expect(second.status).toBe(200);
-      expect([second.body.pinned_at, second.body.pinned_by]).toEqual([first.body.pinned_at, first.body.pinned_by]);
+      expect([second.body.pinned_at, second.body.pinned_by]).toEqual([
+        first.body.pinned_at,
+        first.body.pinned_by,
+      ]);
       expect((await ana.api.delete(pinPath(m.id))).status).toBe(200);
       const again = await ana.api.delete(pinPath(m.id));
       expect([again.status, again.body.pinned_at]).toEqual([200, null]);
@@ -141,7 +144,9 @@ describe('pinned messages', () => {
       // at the limit, re-pinning a pinned message is still the no-op, not a refusal
       expect((await ana.api.post(pinPath(msgs[7]!.id))).status).toBe(200);
       expect((await pins(ws.api, ch.id, '?limit=100')).messages).toHaveLength(50);
-      const refused = (await history(ws.api, ch.id, { limit: 100 })).messages.find((x) => x.id === msgs[50]!.id)!;
+      const refused = (await history(ws.api, ch.id, { limit: 100 })).messages.find(
+        (x) => x.id === msgs[50]!.id,
+      )!;
       expect(refused.pinned_at).toBeNull();
 
       const other = await group(ws, 'ana', ['bo']);
@@ -201,12 +206,19 @@ describe('pinned messages', () => {
       expectError(await dan.api.get(`/v1/channels/${ch.id}/pins`), 403, 'NOT_A_MEMBER');
       expectError(await ana.api.get(`/v1/channels/nope/pins`), 404, 'NOT_FOUND');
       expect((await pins(ws.api, ch.external_id)).messages).toEqual([]); // :id takes the external id too
-      for (const q of ['?limit=0', '?limit=101', '?limit=x', '?before=garbage', `?before=${Buffer.from('["x","y"]').toString('base64url')}`, '?after=1']) {
+      for (const q of [
+        '?limit=0',
+        '?limit=101',
+        '?limit=x',
+        '?before=garbage',
+        `?before=${Buffer.from('["x","y"]').toString('base64url')}`,
+        '?after=1',
+      ]) {
         expectError(await ana.api.get(`/v1/channels/${ch.id}/pins${q}`), 400, 'VALIDATION_ERROR');
       }
     });
 
-    it("leaves out the messages of users the caller blocks, as history does", async () => {
+    it('leaves out the messages of users the caller blocks, as history does', async () => {
       const { ch, ana, bo, cy } = await room(t);
       const fromBo = await send(bo, ch.id, 'from bo');
       const fromCy = await send(cy, ch.id, 'from cy');
@@ -237,7 +249,9 @@ describe('pinned messages', () => {
         'message.unpinned',
       ]);
       expect(events[3]!.seq).toBe(events[2]!.seq! + 1);
-      expect(events[3]!.payload).toMatchObject({ message: { id: m.id, content: '', pinned_at: null, deleted_at: unsent.body.deleted_at } });
+      expect(events[3]!.payload).toMatchObject({
+        message: { id: m.id, content: '', pinned_at: null, deleted_at: unsent.body.deleted_at },
+      });
 
       expectError(await ana.api.post(pinPath(m.id)), 422, 'MESSAGE_DELETED');
       expectError(await ws.api.post(pinPath(m.id)), 422, 'MESSAGE_DELETED');
@@ -256,7 +270,9 @@ describe('pinned messages', () => {
       const reply = await send(bo, ch.id, { content: 'in the thread', thread_id: root.id });
       const p = await ana.api.post(pinPath(reply.id));
       expect(p.body).toMatchObject({ id: reply.id, thread_id: root.id, pinned_by: person(ana, 'Ana') });
-      expect((await pins(bo.api, ch.id)).messages.map((x) => [x.id, (x as { thread_id?: string }).thread_id])).toEqual([[reply.id, root.id]]);
+      expect(
+        (await pins(bo.api, ch.id)).messages.map((x) => [x.id, (x as { thread_id?: string }).thread_id]),
+      ).toEqual([[reply.id, root.id]]);
       expect((await bo.api.delete(`/v1/messages/${reply.id}`)).status).toBe(200);
       expect((await pins(bo.api, ch.id)).messages).toEqual([]);
       expect((await eventsOf(t, ch.id)).map((e) => e.type).slice(-3)).toEqual([
@@ -270,7 +286,10 @@ describe('pinned messages', () => {
       const { ch, ana } = await room(t);
       const m = await send(ana, ch.id, 'plain');
       expect((await ana.api.delete(`/v1/messages/${m.id}`)).status).toBe(200);
-      expect((await messageEvents(t, ch.id)).map((e) => e.type)).toEqual(['message.created', 'message.deleted']);
+      expect((await messageEvents(t, ch.id)).map((e) => e.type)).toEqual([
+        'message.created',
+        'message.deleted',
+      ]);
     });
   });
 
@@ -293,7 +312,9 @@ describe('pinned messages', () => {
         v: 1,
         type: 'message.pinned',
         channel_id: ch.id,
-        data: { message: { id: m.id, content: 'news', pinned_at: p.pinned_at, pinned_by: person(ana, 'Ana') } },
+        data: {
+          message: { id: m.id, content: 'news', pinned_at: p.pinned_at, pinned_by: person(ana, 'Ana') },
+        },
       });
       expect(env.seq).toBe(fresh.seq + 1);
       await sa.waitFor('message.pinned', isPin);
@@ -310,7 +331,10 @@ describe('pinned messages', () => {
       expect((await ana.api.post(pinPath(fromBo.id))).status).toBe(200);
       await sa.waitFor('message.pinned', (e) => e?.data?.message?.id === fromBo.id);
       const control = await send(ana, ch.id, 'control'); // committed after the pin; cy hears ana
-      await sc.expectNoneBefore('message.pinned', (e) => e?.data?.message?.id === fromBo.id, ['message.new', (e) => e?.data?.id === control.id]);
+      await sc.expectNoneBefore('message.pinned', (e) => e?.data?.message?.id === fromBo.id, [
+        'message.new',
+        (e) => e?.data?.id === control.id,
+      ]);
       // the no-op pin published nothing (it would have come before the unpin)
       expect(sb.events.filter((e) => e.name === 'message.pinned' && isPin(e.payload))).toHaveLength(1);
     });
@@ -346,7 +370,11 @@ describe('pinned messages', () => {
       const late = await bo.api.get(`/v1/channels/${ch.id}/events?after_seq=${after}`);
       const contents = late.body.events
         .filter((e: { type: string }) => e.type.endsWith('pinned'))
-        .map((e: { type: string; data: any }) => [e.type, e.data.message.content, e.data.message.pinned_at === null]);
+        .map((e: { type: string; data: any }) => [
+          e.type,
+          e.data.message.content,
+          e.data.message.pinned_at === null,
+        ]);
       expect(contents).toEqual([
         ['message.pinned', '', false],
         ['message.unpinned', '', true],
@@ -368,9 +396,15 @@ describe('pinned messages', () => {
         const ch = await group(ws, 'ana', ['bo']);
         const url = rx.url(200);
         const wh = await createWebhook(ws, url, ['message.pinned']);
-        const patched = await ws.api.patch(`/v1/webhooks/${wh.id}`, { events: ['message.pinned', 'message.unpinned'] });
+        const patched = await ws.api.patch(`/v1/webhooks/${wh.id}`, {
+          events: ['message.pinned', 'message.unpinned'],
+        });
         expect([patched.status, patched.body.events]).toEqual([200, ['message.pinned', 'message.unpinned']]);
-        expectError(await ws.api.post('/v1/webhooks', { url, events: ['message.pin'] }), 400, 'VALIDATION_ERROR');
+        expectError(
+          await ws.api.post('/v1/webhooks', { url, events: ['message.pin'] }),
+          400,
+          'VALIDATION_ERROR',
+        );
 
         const m = await send(bo, ch.id, 'hook me');
         await bo.api.post(`/v1/messages/${m.id}/reactions`, { emoji: '🎉' });
@@ -390,7 +424,11 @@ describe('pinned messages', () => {
           pinned_by: person(ana, 'Ana'),
           reactions: [{ emoji: '🎉', count: 1, reacted_by_me: false }],
         });
-        expect(of('message.unpinned').json.data.message).toMatchObject({ id: m.id, pinned_at: null, pinned_by: null });
+        expect(of('message.unpinned').json.data.message).toMatchObject({
+          id: m.id,
+          pinned_at: null,
+          pinned_by: null,
+        });
         // the unsend's unpin is delivered too
         await ana.api.post(pinPath(m.id));
         await bo.api.delete(`/v1/messages/${m.id}`);
@@ -422,6 +460,8 @@ describe('pinned messages', () => {
     expect(Object.keys(doc.components.schemas.Message!.properties!)).toEqual(
       expect.arrayContaining(['pinned_at', 'pinned_by']),
     );
-    expect(doc.components.schemas.ErrorCode!.enum).toEqual(expect.arrayContaining(['PIN_LIMIT', 'MESSAGE_DELETED']));
+    expect(doc.components.schemas.ErrorCode!.enum).toEqual(
+      expect.arrayContaining(['PIN_LIMIT', 'MESSAGE_DELETED']),
+    );
   });
 });

@@ -12,7 +12,11 @@ describe('pinned messages under concurrency (PostgreSQL)', () => {
   });
   afterAll(async () => t.close());
 
-  async function systemMessages(ws: Awaited<ReturnType<typeof room>>['ws'], channelId: string, n: number): Promise<Msg[]> {
+  async function systemMessages(
+    ws: Awaited<ReturnType<typeof room>>['ws'],
+    channelId: string,
+    n: number,
+  ): Promise<Msg[]> {
     const out: Msg[] = [];
     for (let i = 0; i < n; i += 10) {
       const batch = await Promise.all(
@@ -32,9 +36,7 @@ describe('pinned messages under concurrency (PostgreSQL)', () => {
     const { ws, ch, ana } = await room(t);
     const msgs = await systemMessages(ws, ch.id, 60);
     // half by the backend key, half by the group admin: both go through the channel's write session
-    const answers = await Promise.all(
-      msgs.map((m, i) => (i % 2 ? ws.api : ana.api).post(pinPath(m.id))),
-    );
+    const answers = await Promise.all(msgs.map((m, i) => (i % 2 ? ws.api : ana.api).post(pinPath(m.id))));
     const statuses = answers.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(50);
     expect(statuses.filter((s) => s === 409)).toHaveLength(10);
@@ -79,7 +81,9 @@ describe('pinned messages under concurrency (PostgreSQL)', () => {
     expect(rows[0]!.n).toBe(0);
     expect(((await ws.api.get(`/v1/channels/${ch.id}/pins`)).body as Page).messages).toEqual([]);
     // each pin that won the race is followed by its unsend's unpin
-    const log = (await eventsOf(t, ch.id)).filter((e) => e.type !== 'channel.created' && e.type !== 'message.created');
+    const log = (await eventsOf(t, ch.id)).filter(
+      (e) => e.type !== 'channel.created' && e.type !== 'message.created',
+    );
     for (const m of msgs) {
       const mine = log.filter((e) => (e.payload.message as { id: string }).id === m.id).map((e) => e.type);
       const pinnedFirst = answers[msgs.indexOf(m) * 2]!.status === 200;

@@ -600,7 +600,9 @@ describe('flags and the review queue (CONTRACT §19)', () => {
     const hooks = await rx.waitFor(url, { count: 2 });
     const bob = { id: bo.id, external_id: 'bo', name: 'Bo' };
     // deliveries run in parallel: two events may arrive in either order
-    const byEvent = hooks.map((r) => [eventOf(r), r.json.data]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    const byEvent = hooks
+      .map((r) => [eventOf(r), r.json.data])
+      .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
     expect(byEvent).toEqual([
       [
         'message.flagged',

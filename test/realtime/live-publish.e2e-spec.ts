@@ -25,7 +25,14 @@ describe('live publish of sends', () => {
   beforeEach(async () => {
     ws = await newWorkspace(t);
     [ana, bo, cy] = (await ws.users('ana', 'bo', 'cy')) as [TestUser, TestUser, TestUser];
-    ch = (await ws.api.post('/v1/channels', { type: 'group', external_id: `g-${Date.now()}`, created_by: 'ana', member_external_ids: ['bo', 'cy'] })).body;
+    ch = (
+      await ws.api.post('/v1/channels', {
+        type: 'group',
+        external_id: `g-${Date.now()}`,
+        created_by: 'ana',
+        member_external_ids: ['bo', 'cy'],
+      })
+    ).body;
     // sends right after the members changed go through the log (ROOM_MOVE_GRACE_MS); these are about the live path
     await sleep(ROOM_MOVE_GRACE_MS);
   });
@@ -34,7 +41,8 @@ describe('live publish of sends', () => {
   const sock = (u: TestUser) => connectSocket(t.baseUrl, u.token);
   /** What the sends fire on a channel's sockets (a socket connected just after the channel was made may also get its creation). */
   const SEND_EVENTS = new Set(['message.new', 'message.mentioned']);
-  const channelEvents = (s: TestSocket) => s.events.filter((e) => SEND_EVENTS.has(e.name) && e.payload?.channel_id === ch.id);
+  const channelEvents = (s: TestSocket) =>
+    s.events.filter((e) => SEND_EVENTS.has(e.name) && e.payload?.channel_id === ch.id);
 
   /** Waits past the publisher's grace and a pass, then for a control event that went through the log's publisher. */
   const settle = async (sockets: TestSocket[]) => {
@@ -65,10 +73,18 @@ describe('live publish of sends', () => {
       expect(live.map((e) => e.seq)).toEqual(logged.map((e) => e.seq));
       expect(live.map((e) => e.type)).toEqual(logged.map((e) => e.type));
       // the same envelope as catch-up: one shape whichever path carried it
-      for (const [i, e] of live.entries()) expect({ ...e, ts: undefined }).toEqual({ ...logged[i], created_at: undefined, v: 1, ts: undefined });
-      expect(live.filter((e) => e.type === 'message.new').map((e) => e.data.id).sort()).toEqual([...ids].sort());
+      for (const [i, e] of live.entries())
+        expect({ ...e, ts: undefined }).toEqual({ ...logged[i], created_at: undefined, v: 1, ts: undefined });
+      expect(
+        live
+          .filter((e) => e.type === 'message.new')
+          .map((e) => e.data.id)
+          .sort(),
+      ).toEqual([...ids].sort());
     }
-    expect(sa.events.filter((e) => e.name === 'notification.mention').map((e) => e.payload.data.message.id)).toEqual([acks[1].body.id]);
+    expect(
+      sa.events.filter((e) => e.name === 'notification.mention').map((e) => e.payload.data.message.id),
+    ).toEqual([acks[1].body.id]);
     // and the log's publisher left them to the live path
     const metrics = (await t.http().get('/metrics')).text;
     expect(Number(/^chat_realtime_live_sends_total (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(4);
@@ -81,7 +97,8 @@ describe('live publish of sends', () => {
     expect((await ws.api.post('/v1/users/bo/ban', { shadow: true })).status).toBeLessThan(300);
     const shadowed = (await bo.api.post(`/v1/channels/${ch.id}/messages`, { content: 'only bo' })).body.id;
     await settle([sa, sb, sc]);
-    const got = (s: TestSocket) => s.events.filter((e) => e.name === 'message.new').map((e) => e.payload.data.id);
+    const got = (s: TestSocket) =>
+      s.events.filter((e) => e.name === 'message.new').map((e) => e.payload.data.id);
     expect(got(sa)).toEqual([seen]);
     expect(got(sb)).toEqual([seen, shadowed]);
     expect(got(sc)).toEqual([]);
@@ -116,7 +133,9 @@ describe('live publish of sends', () => {
       });
     let id: string;
     try {
-      const res = await ana.api.post(`/v1/channels/${ch.id}/messages`, { content: 'stored, then a render failed' });
+      const res = await ana.api.post(`/v1/channels/${ch.id}/messages`, {
+        content: 'stored, then a render failed',
+      });
       expect(res.status).toBe(201);
       id = res.body.id;
     } finally {
@@ -128,7 +147,9 @@ describe('live publish of sends', () => {
 
   it('a publisher pass whose emits fail reads its events again: the socket gets them once, in order', async () => {
     const sb = await sock(bo);
-    const publisher: { publish: (reads: unknown[]) => Promise<void> } = t.app.get<unknown>(RealtimePublisher) as never;
+    const publisher: { publish: (reads: unknown[]) => Promise<void> } = t.app.get<unknown>(
+      RealtimePublisher,
+    ) as never;
     const publish = publisher.publish.bind(publisher);
     let failures = 0;
     publisher.publish = async (reads) => {
@@ -140,13 +161,20 @@ describe('live publish of sends', () => {
     };
     try {
       // not sends (published live): channel events only the log's publisher sends
-      for (const name of ['first', 'second']) expect((await ws.api.patch(`/v1/channels/${ch.id}`, { name })).status).toBe(200);
-      await sb.waitFor('channel.updated', (e) => e?.channel_id === ch.id && e?.data?.channel?.name === 'second', 10_000);
+      for (const name of ['first', 'second'])
+        expect((await ws.api.patch(`/v1/channels/${ch.id}`, { name })).status).toBe(200);
+      await sb.waitFor(
+        'channel.updated',
+        (e) => e?.channel_id === ch.id && e?.data?.channel?.name === 'second',
+        10_000,
+      );
     } finally {
       publisher.publish = publish;
     }
     expect(failures).toBe(1);
-    const names = sb.events.filter((e) => e.name === 'channel.updated' && e.payload?.channel_id === ch.id).map((e) => e.payload.data.channel.name);
+    const names = sb.events
+      .filter((e) => e.name === 'channel.updated' && e.payload?.channel_id === ch.id)
+      .map((e) => e.payload.data.channel.name);
     expect(names).toEqual(['first', 'second']);
   });
 });

@@ -26,13 +26,21 @@ describe.each(['classic', 'sharded'])('live publish across two instances (%s ada
   beforeEach(async () => {
     ws = await newWorkspace(one);
     users = await ws.users('ana', 'bo', 'cy', 'dan');
-    ch = (await ws.api.post('/v1/channels', { type: 'group', external_id: `g-${Date.now()}`, created_by: 'ana', member_external_ids: ['bo', 'cy', 'dan'] })).body;
+    ch = (
+      await ws.api.post('/v1/channels', {
+        type: 'group',
+        external_id: `g-${Date.now()}`,
+        created_by: 'ana',
+        member_external_ids: ['bo', 'cy', 'dan'],
+      })
+    ).body;
     // sends right after the members changed go through the log (ROOM_MOVE_GRACE_MS); these are about the live path
     await sleep(ROOM_MOVE_GRACE_MS);
   });
   afterEach(() => closeAllSockets());
 
-  const liveSends = async (t: TestApp) => Number(/^chat_realtime_live_sends_total (\d+)/m.exec((await t.http().get('/metrics')).text)?.[1] ?? 0);
+  const liveSends = async (t: TestApp) =>
+    Number(/^chat_realtime_live_sends_total (\d+)/m.exec((await t.http().get('/metrics')).text)?.[1] ?? 0);
 
   it('every send reaches every socket on both instances exactly once, whichever instance committed it', async () => {
     const [ana, bo, cy, dan] = users as [TestUser, TestUser, TestUser, TestUser];

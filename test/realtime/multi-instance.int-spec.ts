@@ -30,7 +30,14 @@ describe.each(['classic', 'sharded'])('two instances on PostgreSQL + Redis (%s a
   beforeEach(async () => {
     ws = await newWorkspace(one);
     [ana, bo, cy] = (await ws.users('ana', 'bo', 'cy')) as [TestUser, TestUser, TestUser];
-    ch = (await ws.api.post('/v1/channels', { type: 'group', external_id: `g-${Date.now()}`, created_by: 'ana', member_external_ids: ['bo', 'cy'] })).body;
+    ch = (
+      await ws.api.post('/v1/channels', {
+        type: 'group',
+        external_id: `g-${Date.now()}`,
+        created_by: 'ana',
+        member_external_ids: ['bo', 'cy'],
+      })
+    ).body;
   });
   afterEach(() => closeAllSockets());
 
@@ -70,15 +77,29 @@ describe.each(['classic', 'sharded'])('two instances on PostgreSQL + Redis (%s a
     const sc = await connectSocket(two.baseUrl, cy.token);
     const sd = await connectSocket(two.baseUrl, dan.token);
     // no wait between the writes: the sends are committed right after the changes, through instance one
-    const fresh = (await ws.api.post('/v1/channels', { type: 'group', external_id: `f-${Date.now()}`, created_by: 'ana', member_external_ids: ['bo'] })).body;
-    const first = (await ana.api.post(`/v1/channels/${fresh.id}/messages`, { content: 'first in a new channel' })).body;
+    const fresh = (
+      await ws.api.post('/v1/channels', {
+        type: 'group',
+        external_id: `f-${Date.now()}`,
+        created_by: 'ana',
+        member_external_ids: ['bo'],
+      })
+    ).body;
+    const first = (
+      await ana.api.post(`/v1/channels/${fresh.id}/messages`, { content: 'first in a new channel' })
+    ).body;
     await ws.api.post(`/v1/channels/${ch.id}/members`, { member_external_ids: ['dan'] });
     await ws.api.delete(`/v1/channels/${ch.id}/members/cy`);
     const m = (await ana.api.post(`/v1/channels/${ch.id}/messages`, { content: 'hello dan' })).body;
     await sb.waitFor('message.new', isMsg(first.id), 5_000);
     await sd.waitFor('message.new', isMsg(m.id), 5_000);
     // the control, committed after m, reaches cy in a channel of hers
-    const side = await ws.api.post('/v1/channels', { type: 'group', external_id: `side-cy-${Date.now()}`, created_by: 'ana', member_external_ids: ['cy'] });
+    const side = await ws.api.post('/v1/channels', {
+      type: 'group',
+      external_id: `side-cy-${Date.now()}`,
+      created_by: 'ana',
+      member_external_ids: ['cy'],
+    });
     const toCy = (await ana.api.post(`/v1/channels/${side.body.id}/messages`, { content: 'control' })).body;
     await sc.expectNoneBefore('message.new', isMsg(m.id), ['message.new', isMsg(toCy.id)]);
   });
@@ -90,7 +111,14 @@ describe.each(['classic', 'sharded'])('two instances on PostgreSQL + Redis (%s a
     const se = await connectSocket(two.baseUrl, eve.token);
     await ws.api.post(`/v1/channels/${ch.id}/members`, { member_external_ids: ['dan'] });
     await sd.waitFor('member.added', (e) => e?.channel_id === ch.id, 5_000);
-    const created = (await ws.api.post('/v1/channels', { type: 'group', external_id: `n-${Date.now()}`, created_by: 'ana', member_external_ids: ['eve'] })).body;
+    const created = (
+      await ws.api.post('/v1/channels', {
+        type: 'group',
+        external_id: `n-${Date.now()}`,
+        created_by: 'ana',
+        member_external_ids: ['eve'],
+      })
+    ).body;
     await se.waitFor('channel.created', (e) => e?.channel_id === created.id, 5_000);
   });
 
@@ -102,7 +130,8 @@ describe.each(['classic', 'sharded'])('two instances on PostgreSQL + Redis (%s a
   const eventually = async (t: TestApp, online: boolean, who = 'bo') => {
     const deadline = Date.now() + 5_000;
     while ((await onlineVia(t, who)) !== online) {
-      if (Date.now() > deadline) throw new Error(`${who} not ${online ? 'online' : 'offline'} via ${t.baseUrl}`);
+      if (Date.now() > deadline)
+        throw new Error(`${who} not ${online ? 'online' : 'offline'} via ${t.baseUrl}`);
       await sleep(50);
     }
   };
@@ -118,21 +147,40 @@ describe.each(['classic', 'sharded'])('two instances on PostgreSQL + Redis (%s a
     await sleep(OFFLINE_GRACE_MS + 4 * PRESENCE_TICK_MS + 500);
     expect(await onlineVia(one)).toBe(true);
     expect(await onlineVia(two)).toBe(true);
-    const offline = () => sa.events.filter((e) => e.name === 'presence.changed' && e.payload?.data?.external_id === 'bo' && e.payload.data.online === false);
+    const offline = () =>
+      sa.events.filter(
+        (e) =>
+          e.name === 'presence.changed' &&
+          e.payload?.data?.external_id === 'bo' &&
+          e.payload.data.online === false,
+      );
     expect(offline()).toEqual([]);
     b2.close();
-    const off = await sa.waitFor('presence.changed', (e) => e?.data?.external_id === 'bo' && e.data.online === false, 10_000);
+    const off = await sa.waitFor(
+      'presence.changed',
+      (e) => e?.data?.external_id === 'bo' && e.data.online === false,
+      10_000,
+    );
     expect(off.data.last_seen_at).toBeTruthy();
     await eventually(one, false);
     await eventually(two, false);
     // the last word is offline
-    const last = sa.events.filter((e) => e.name === 'presence.changed' && e.payload?.data?.external_id === 'bo').pop();
+    const last = sa.events
+      .filter((e) => e.name === 'presence.changed' && e.payload?.data?.external_id === 'bo')
+      .pop();
     expect(last?.payload.data.online).toBe(false);
   });
 
   it('presence changes on one instance reach default and batch sockets on the other', async () => {
     const sa = await connectSocket(two.baseUrl, ana.token);
-    const sc = new TestSocket(io(two.baseUrl, { transports: ['websocket'], auth: { token: cy.token, presence: 'batch' }, reconnection: false, forceNew: true }));
+    const sc = new TestSocket(
+      io(two.baseUrl, {
+        transports: ['websocket'],
+        auth: { token: cy.token, presence: 'batch' },
+        reconnection: false,
+        forceNew: true,
+      }),
+    );
     await new Promise<void>((resolve, reject) => {
       sc.socket.once('connect', () => resolve());
       sc.socket.once('connect_error', reject);
@@ -142,11 +190,23 @@ describe.each(['classic', 'sharded'])('two instances on PostgreSQL + Redis (%s a
       await sa.waitFor('presence.changed', (e) => e?.data?.external_id === 'bo' && e.data.online === true);
       await sc.waitFor('presence.batch', (e) => e?.channel_id === ch.id && e.data.online.includes('bo'));
       sb.close();
-      const off = await sa.waitFor('presence.changed', (e) => e?.data?.external_id === 'bo' && e.data.online === false, 10_000);
-      const batch = await sc.waitFor('presence.batch', (e) => e?.data?.offline?.some((u: any) => u.external_id === 'bo'), 10_000);
+      const off = await sa.waitFor(
+        'presence.changed',
+        (e) => e?.data?.external_id === 'bo' && e.data.online === false,
+        10_000,
+      );
+      const batch = await sc.waitFor(
+        'presence.batch',
+        (e) => e?.data?.offline?.some((u: any) => u.external_id === 'bo'),
+        10_000,
+      );
       expect(batch.data.offline).toContainEqual({ external_id: 'bo', last_seen_at: off.data.last_seen_at });
       // one presence.changed per change, however many instances there are
-      expect(sa.events.filter((e) => e.name === 'presence.changed' && e.payload?.data?.external_id === 'bo').map((e) => e.payload.data.online)).toEqual([true, false]);
+      expect(
+        sa.events
+          .filter((e) => e.name === 'presence.changed' && e.payload?.data?.external_id === 'bo')
+          .map((e) => e.payload.data.online),
+      ).toEqual([true, false]);
       expect(sc.events.filter((e) => e.name === 'presence.changed')).toEqual([]);
     } finally {
       sc.close();
@@ -158,7 +218,9 @@ describe.each(['classic', 'sharded'])('two instances on PostgreSQL + Redis (%s a
     await eventually(one, true);
     // instance two "dies": its heartbeat stops and its counts stay in Redis (the socket is still
     // counted there); instance one must stop trusting them once the heartbeat is stale
-    const store: { timer?: NodeJS.Timeout } = two.app.get<PresenceStore, { timer?: NodeJS.Timeout }>(PresenceStore);
+    const store: { timer?: NodeJS.Timeout } = two.app.get<PresenceStore, { timer?: NodeJS.Timeout }>(
+      PresenceStore,
+    );
     clearInterval(store.timer);
     expect(sb.socket.connected).toBe(true);
     const deadline = Date.now() + 25_000;
@@ -173,7 +235,10 @@ describe.each(['classic', 'sharded'])('two instances on PostgreSQL + Redis (%s a
   it('when the publishing instance loses its database session, the other takes over and no message is lost', async () => {
     const sb = await connectSocket(two.baseUrl, bo.token);
     const sent: string[] = [];
-    const send = async (i: number) => sent.push((await ana.api.post(`/v1/channels/${ch.id}/messages`, { content: `m${i}` })).body.id as string);
+    const send = async (i: number) =>
+      sent.push(
+        (await ana.api.post(`/v1/channels/${ch.id}/messages`, { content: `m${i}` })).body.id as string,
+      );
     for (let i = 0; i < 5; i++) await send(i);
     await sb.waitFor('message.new', isMsg(sent[4]!));
     // the leader "dies" as a killed process does: its session ends, and with it the leader lock
@@ -188,7 +253,9 @@ describe.each(['classic', 'sharded'])('two instances on PostgreSQL + Redis (%s a
     }
     // every message reaches bo once the new leader publishes (a takeover may repeat, never skip)
     await sb.waitFor('message.new', isMsg(sent[24]!), 10_000);
-    const got = sb.events.filter((e) => e.name === 'message.new' && e.payload?.channel_id === ch.id).map((e) => e.payload.data.id as string);
+    const got = sb.events
+      .filter((e) => e.name === 'message.new' && e.payload?.channel_id === ch.id)
+      .map((e) => e.payload.data.id as string);
     expect([...new Set(got)]).toEqual(sent);
   }, 40_000);
 });
@@ -212,7 +279,14 @@ describe('two deployments (databases of their own) sharing one Redis and key pre
     for (const t of apps) {
       const ws = await newWorkspace(t);
       const [ana, bo] = (await ws.users('ana', 'bo')) as [TestUser, TestUser];
-      const ch = (await ws.api.post('/v1/channels', { type: 'group', external_id: 'g', created_by: 'ana', member_external_ids: ['bo'] })).body;
+      const ch = (
+        await ws.api.post('/v1/channels', {
+          type: 'group',
+          external_id: 'g',
+          created_by: 'ana',
+          member_external_ids: ['bo'],
+        })
+      ).body;
       const sb = await connectSocket(t.baseUrl, bo.token);
       const m = (await ana.api.post(`/v1/channels/${ch.id}/messages`, { content: 'mine' })).body;
       await sb.waitFor('message.new', isMsg(m.id), 5_000);

@@ -29,8 +29,20 @@ describe('presence', () => {
   });
   beforeEach(async () => {
     ws = await newWorkspace(t);
-    [ana, bo, cy, dan] = (await ws.users('ana', 'bo', 'cy', 'dan')) as [TestUser, TestUser, TestUser, TestUser];
-    ch = (await ws.api.post('/v1/channels', { type: 'group', external_id: `p-${Date.now()}`, created_by: 'ana', member_external_ids: ['bo', 'cy', 'dan'] })).body;
+    [ana, bo, cy, dan] = (await ws.users('ana', 'bo', 'cy', 'dan')) as [
+      TestUser,
+      TestUser,
+      TestUser,
+      TestUser,
+    ];
+    ch = (
+      await ws.api.post('/v1/channels', {
+        type: 'group',
+        external_id: `p-${Date.now()}`,
+        created_by: 'ana',
+        member_external_ids: ['bo', 'cy', 'dan'],
+      })
+    ).body;
   });
   afterEach(() => {
     closeAllSockets();
@@ -42,18 +54,29 @@ describe('presence', () => {
   const presenceOf = async (externalId: string) => {
     const res = await ws.api.get(`/v1/channels/${ch.id}/presence`);
     expect(res.status).toBe(200);
-    return res.body.members.find((m: { external_id: string }) => m.external_id === externalId) as { online: boolean; last_seen_at: string | null };
+    return res.body.members.find((m: { external_id: string }) => m.external_id === externalId) as {
+      online: boolean;
+      last_seen_at: string | null;
+    };
   };
   /** the presence.changed a socket got about one user, in order */
   const changesAbout = (s: TestSocket, externalId: string) =>
-    s.events.filter((e) => e.name === 'presence.changed' && e.payload?.data?.external_id === externalId).map((e) => e.payload.data as { online: boolean; last_seen_at: string | null });
-  const isAbout = (externalId: string, online: boolean) => (e: any) => e?.data?.external_id === externalId && e.data.online === online;
+    s.events
+      .filter((e) => e.name === 'presence.changed' && e.payload?.data?.external_id === externalId)
+      .map((e) => e.payload.data as { online: boolean; last_seen_at: string | null });
+  const isAbout = (externalId: string, online: boolean) => (e: any) =>
+    e?.data?.external_id === externalId && e.data.online === online;
 
   it('a partner sees the user go online and then offline, in the contract’s shape, and GET presence agrees', async () => {
     const sa = await sock(ana);
     const sb = await sock(bo);
     const on = await sa.waitFor('presence.changed', isAbout('bo', true));
-    expect(on).toEqual({ v: 1, type: 'presence.changed', data: { external_id: 'bo', online: true, last_seen_at: null }, ts: expect.any(String) });
+    expect(on).toEqual({
+      v: 1,
+      type: 'presence.changed',
+      data: { external_id: 'bo', online: true, last_seen_at: null },
+      ts: expect.any(String),
+    });
     expect(await presenceOf('bo')).toMatchObject({ online: true });
     // a user is not told about itself
     expect(changesAbout(sb, 'bo')).toEqual([]);
@@ -62,7 +85,12 @@ describe('presence', () => {
     const off = await sa.waitFor('presence.changed', isAbout('bo', false), SETTLE_MS + 5000);
     expect(off.data.last_seen_at).toEqual(expect.stringMatching(/^\d{4}-\d\d-\d\dT/));
     // last_seen_at is written before anyone hears the user is offline
-    expect(await presenceOf('bo')).toEqual({ external_id: 'bo', role: 'member', online: false, last_seen_at: off.data.last_seen_at });
+    expect(await presenceOf('bo')).toEqual({
+      external_id: 'bo',
+      role: 'member',
+      online: false,
+      last_seen_at: off.data.last_seen_at,
+    });
   });
 
   it('a user with two sockets stays online when one closes, and goes offline with the last', async () => {
@@ -148,7 +176,13 @@ describe('presence', () => {
     const batches = batched.events.filter((e) => e.name === 'presence.batch').map((e) => e.payload);
     expect(batches.length).toBeGreaterThan(0);
     for (const b of batches) {
-      expect(b).toEqual({ v: 1, type: 'presence.batch', channel_id: ch.id, data: { online: expect.any(Array), offline: expect.any(Array) }, ts: expect.any(String) });
+      expect(b).toEqual({
+        v: 1,
+        type: 'presence.batch',
+        channel_id: ch.id,
+        data: { online: expect.any(Array), offline: expect.any(Array) },
+        ts: expect.any(String),
+      });
     }
     // cy and dan were online already (another socket each): only bo is news
     expect(batches.flatMap((b) => b.data.online)).toEqual(['bo']);
@@ -160,30 +194,56 @@ describe('presence', () => {
 
     // going offline arrives batched too, with last_seen_at
     sb.close();
-    const off = await batched.waitFor('presence.batch', (e) => e?.data?.offline?.some((u: any) => u.external_id === 'bo'), BATCH_SETTLE_MS + 5000);
+    const off = await batched.waitFor(
+      'presence.batch',
+      (e) => e?.data?.offline?.some((u: any) => u.external_id === 'bo'),
+      BATCH_SETTLE_MS + 5000,
+    );
     const offChange = await each.waitFor('presence.changed', isAbout('bo', false));
     // the same last_seen_at as presence.changed and GET presence
-    expect(off.data).toEqual({ online: [], offline: [{ external_id: 'bo', last_seen_at: offChange.data.last_seen_at }] });
-    expect(await presenceOf('bo')).toMatchObject({ online: false, last_seen_at: offChange.data.last_seen_at });
+    expect(off.data).toEqual({
+      online: [],
+      offline: [{ external_id: 'bo', last_seen_at: offChange.data.last_seen_at }],
+    });
+    expect(await presenceOf('bo')).toMatchObject({
+      online: false,
+      last_seen_at: offChange.data.last_seen_at,
+    });
     expect(silent.events.filter((e) => e.name.startsWith('presence.'))).toEqual([]);
   });
 
   it('a batch socket follows membership changes: added to a channel it gets its batches, removed it stops', async () => {
-    const other = (await ws.api.post('/v1/channels', { type: 'group', external_id: `q-${Date.now()}`, created_by: 'bo', member_external_ids: ['cy'] })).body;
+    const other = (
+      await ws.api.post('/v1/channels', {
+        type: 'group',
+        external_id: `q-${Date.now()}`,
+        created_by: 'bo',
+        member_external_ids: ['cy'],
+      })
+    ).body;
     const batched = await sockIn(ana, 'batch');
     await ws.api.post(`/v1/channels/${other.id}/members`, { member_external_ids: ['ana'] });
     await batched.waitFor('member.added', (e) => e?.channel_id === other.id);
     const sc = await sock(cy);
-    await batched.waitFor('presence.batch', (e) => e?.channel_id === other.id && e.data.online.includes('cy'));
+    await batched.waitFor(
+      'presence.batch',
+      (e) => e?.channel_id === other.id && e.data.online.includes('cy'),
+    );
 
     await ws.api.delete(`/v1/channels/${other.id}/members/ana`);
     await batched.waitFor('member.removed', (e) => e?.channel_id === other.id);
     batched.events.length = 0;
     sc.close();
     // cy leaves: ana hears it in the channel they still share, not in the one ana left
-    await batched.waitFor('presence.batch', (e) => e?.channel_id === ch.id && e.data.offline.some((u: any) => u.external_id === 'cy'), BATCH_SETTLE_MS + 5000);
+    await batched.waitFor(
+      'presence.batch',
+      (e) => e?.channel_id === ch.id && e.data.offline.some((u: any) => u.external_id === 'cy'),
+      BATCH_SETTLE_MS + 5000,
+    );
     await sleep(BATCH_SETTLE_MS);
-    expect(batched.events.filter((e) => e.name === 'presence.batch' && e.payload.channel_id === other.id)).toEqual([]);
+    expect(
+      batched.events.filter((e) => e.name === 'presence.batch' && e.payload.channel_id === other.id),
+    ).toEqual([]);
   });
 
   it('a batch carries every change since the previous one: many connects, few frames', async () => {
@@ -205,7 +265,8 @@ describe('presence', () => {
   it('batches go out at most once a second; every user arrives, default sockets still get one presence.changed each', async () => {
     const names = Array.from({ length: 40 }, (_, i) => `s${i}`);
     const users = await ws.users(...names);
-    for (let i = 0; i < names.length; i += 20) await ws.api.post(`/v1/channels/${ch.id}/members`, { member_external_ids: names.slice(i, i + 20) });
+    for (let i = 0; i < names.length; i += 20)
+      await ws.api.post(`/v1/channels/${ch.id}/members`, { member_external_ids: names.slice(i, i + 20) });
     const batched = await sockIn(ana, 'batch');
     const each = await sock(bo);
     await sleep(BATCH_SETTLE_MS);
@@ -215,6 +276,7 @@ describe('presence', () => {
     const batches = batched.events.filter((e) => e.name === 'presence.batch').map((e) => e.payload);
     expect(batches.flatMap((b) => b.data.online).sort()).toEqual([...names].sort());
     expect(batches.length).toBeLessThan(names.length / 4);
-    for (const n of names) expect(changesAbout(each, n)).toEqual([{ external_id: n, online: true, last_seen_at: null }]);
+    for (const n of names)
+      expect(changesAbout(each, n)).toEqual([{ external_id: n, online: true, last_seen_at: null }]);
   });
 });

@@ -20,7 +20,12 @@ describe('realtime', () => {
   beforeEach(async () => {
     ws = await newWorkspace(t);
     [ana, bo, cy] = (await ws.users('ana', 'bo', 'cy')) as [TestUser, TestUser, TestUser];
-    const res = await ws.api.post('/v1/channels', { type: 'group', external_id: `g-${Date.now()}`, created_by: 'ana', member_external_ids: ['bo', 'cy'] });
+    const res = await ws.api.post('/v1/channels', {
+      type: 'group',
+      external_id: `g-${Date.now()}`,
+      created_by: 'ana',
+      member_external_ids: ['bo', 'cy'],
+    });
     ch = res.body;
   });
   afterEach(() => closeAllSockets());
@@ -33,7 +38,12 @@ describe('realtime', () => {
   const sock = (u: TestUser) => connectSocket(t.baseUrl, u.token);
 
   it('refuses a bad handshake with connect_error carrying the UNAUTHORIZED body', async () => {
-    for (const token of [undefined, 'garbage', userToken(ws.apiKey, 'sk_wrong', 'ana'), userToken(ws.apiKey, ws.apiSecret, 'ana', -10)]) {
+    for (const token of [
+      undefined,
+      'garbage',
+      userToken(ws.apiKey, 'sk_wrong', 'ana'),
+      userToken(ws.apiKey, ws.apiSecret, 'ana', -10),
+    ]) {
       const err = await connectError(t.baseUrl, token);
       expect(err.data?.error?.code).toBe('UNAUTHORIZED');
     }
@@ -44,7 +54,12 @@ describe('realtime', () => {
     const m = await send(ana, 'hello');
     for (const s of [a1, a2, sb, sc]) {
       const env = await s.waitFor('message.new', isMsg(m.id));
-      expect(env).toMatchObject({ v: 1, type: 'message.new', channel_id: ch.id, data: { id: m.id, content: 'hello', user: { external_id: 'ana' } } });
+      expect(env).toMatchObject({
+        v: 1,
+        type: 'message.new',
+        channel_id: ch.id,
+        data: { id: m.id, content: 'hello', user: { external_id: 'ana' } },
+      });
       expect(Number.isInteger(env.seq)).toBe(true);
       expect(typeof env.ts).toBe('string');
     }
@@ -73,7 +88,12 @@ describe('realtime', () => {
     // controls, committed after m: one for ana in the channel, one for dan in a channel of his
     const control = await send(cy, 'control');
     await sa.expectNoneBefore('message.new', isMsg(m.id), ['message.new', isMsg(control.id)]);
-    const side = await ws.api.post('/v1/channels', { type: 'group', external_id: `side-${Date.now()}`, created_by: 'cy', member_external_ids: ['dan'] });
+    const side = await ws.api.post('/v1/channels', {
+      type: 'group',
+      external_id: `side-${Date.now()}`,
+      created_by: 'cy',
+      member_external_ids: ['dan'],
+    });
     await sd.waitFor('channel.created', (e) => e?.channel_id === side.body.id); // his socket is in its room
     const toDan = (await cy.api.post(`/v1/channels/${side.body.id}/messages`, { content: 'control' })).body;
     await sd.expectNoneBefore('message.new', isMsg(m.id), ['message.new', isMsg(toDan.id)]);
@@ -98,10 +118,18 @@ describe('realtime', () => {
 
   it('inbound message.send, channel.read and channel.delivered answer acknowledgements', async () => {
     const [sa, sb] = await Promise.all([sock(ana), sock(bo)]);
-    const ack = await sa.emitAck('message.send', { channel_id: ch.id, content: 'via socket', idempotency_key: 'k1' });
+    const ack = await sa.emitAck('message.send', {
+      channel_id: ch.id,
+      content: 'via socket',
+      idempotency_key: 'k1',
+    });
     expect(ack.ok).toBe(true);
     await sb.waitFor('message.new', isMsg(ack.data.id));
-    const again = await sa.emitAck('message.send', { channel_id: ch.id, content: 'via socket', idempotency_key: 'k1' });
+    const again = await sa.emitAck('message.send', {
+      channel_id: ch.id,
+      content: 'via socket',
+      idempotency_key: 'k1',
+    });
     expect(again.data.id).toBe(ack.data.id);
     const bad = await sa.emitAck('message.send', { channel_id: ch.id, content: 'x', bogus: 1 });
     expect(bad).toMatchObject({ ok: false, error: { code: 'VALIDATION_ERROR' } });
@@ -112,7 +140,10 @@ describe('realtime', () => {
     expect((await sb.emitAck('channel.delivered', { channel_id: ch.id })).ok).toBe(true);
     const dan = await ws.user('dan');
     const sd = await sock(dan);
-    expect(await sd.emitAck('message.send', { channel_id: ch.id, content: 'no' })).toMatchObject({ ok: false, error: { code: 'NOT_A_MEMBER' } });
+    expect(await sd.emitAck('message.send', { channel_id: ch.id, content: 'no' })).toMatchObject({
+      ok: false,
+      error: { code: 'NOT_A_MEMBER' },
+    });
   });
 
   it('channel.read is not broadcast when read receipts are disabled', async () => {
@@ -133,11 +164,21 @@ describe('realtime', () => {
     await sleep(100);
     const m = await send(ana, 'after changes');
     await sd.waitFor('message.new', isMsg(m.id));
-    const side = await ws.api.post('/v1/channels', { type: 'group', external_id: `side-cy-${Date.now()}`, created_by: 'ana', member_external_ids: ['cy'] });
+    const side = await ws.api.post('/v1/channels', {
+      type: 'group',
+      external_id: `side-cy-${Date.now()}`,
+      created_by: 'ana',
+      member_external_ids: ['cy'],
+    });
     await sc.waitFor('channel.created', (e) => e?.channel_id === side.body.id); // her socket is in its room
     const toCy = (await ana.api.post(`/v1/channels/${side.body.id}/messages`, { content: 'control' })).body;
     await sc.expectNoneBefore('message.new', isMsg(m.id), ['message.new', isMsg(toCy.id)]);
-    const created = await ws.api.post('/v1/channels', { type: 'group', external_id: 'fresh', created_by: 'ana', member_external_ids: ['dan'] });
+    const created = await ws.api.post('/v1/channels', {
+      type: 'group',
+      external_id: 'fresh',
+      created_by: 'ana',
+      member_external_ids: ['dan'],
+    });
     await sd.waitFor('channel.created', (e) => e?.channel_id === created.body.id);
     const m2 = await ana.api.post(`/v1/channels/fresh/messages`, { content: 'new room' });
     await sd.waitFor('message.new', isMsg(m2.body.id));
@@ -149,14 +190,26 @@ describe('realtime', () => {
     const [sa, sb] = await Promise.all([sock(ana), sock(bo)]);
     await ws.api.patch(`/v1/channels/${ch.id}`, { name: 'Renamed' });
     const upd = await sb.waitFor('channel.updated', (e) => e?.channel_id === ch.id);
-    expect(upd).toMatchObject({ v: 1, type: 'channel.updated', data: { channel: { id: ch.id, name: 'Renamed' } } });
+    expect(upd).toMatchObject({
+      v: 1,
+      type: 'channel.updated',
+      data: { channel: { id: ch.id, name: 'Renamed' } },
+    });
     await ws.api.patch(`/v1/channels/${ch.id}/members/bo`, { role: 'admin' });
     const role = await sa.waitFor('member.role_changed', (e) => e?.data?.external_id === 'bo');
     expect(role.data).toMatchObject({ channel_id: ch.id, user_id: bo.id, external_id: 'bo', role: 'admin' });
     expect(role.seq).toBeGreaterThan(upd.seq);
-    const created = await ws.api.post('/v1/channels', { type: 'group', external_id: 'another', created_by: 'ana', member_external_ids: ['bo'] });
+    const created = await ws.api.post('/v1/channels', {
+      type: 'group',
+      external_id: 'another',
+      created_by: 'ana',
+      member_external_ids: ['bo'],
+    });
     const env = await sb.waitFor('channel.created', (e) => e?.channel_id === created.body.id);
-    expect(env).toMatchObject({ seq: 1, data: { channel: { id: created.body.id, member_count: 2, created_by: 'ana' } } });
+    expect(env).toMatchObject({
+      seq: 1,
+      data: { channel: { id: created.body.id, member_count: 2, created_by: 'ana' } },
+    });
   });
 
   it('presence: online while connected, offline with last_seen_at after, presence.changed to partners', async () => {
@@ -166,7 +219,10 @@ describe('realtime', () => {
     const p1 = await ws.api.get(`/v1/channels/${ch.id}/presence`);
     expect(p1.body.members.find((x: any) => x.external_id === 'bo').online).toBe(true);
     sb.close();
-    const off = await sa.waitFor('presence.changed', (e) => e?.data?.external_id === 'bo' && e.data.online === false);
+    const off = await sa.waitFor(
+      'presence.changed',
+      (e) => e?.data?.external_id === 'bo' && e.data.online === false,
+    );
     expect(off.data.last_seen_at).toBeTruthy();
     const p2 = await ws.api.get(`/v1/channels/${ch.id}/presence`);
     expect(p2.body.members.find((x: any) => x.external_id === 'bo')).toMatchObject({ online: false });
@@ -178,7 +234,10 @@ describe('realtime', () => {
     await sb.waitFor('typing.start', (e) => e?.data?.external_id === 'ana');
     // ana does not hear her own typing: bo's, emitted after it, is the control
     expect((await sb.emitAck('typing.start', { channel_id: ch.id })).ok).toBe(true);
-    await sa.expectNoneBefore('typing.start', (e) => e?.data?.external_id === 'ana', ['typing.start', (e) => e?.data?.external_id === 'bo']);
+    await sa.expectNoneBefore('typing.start', (e) => e?.data?.external_id === 'ana', [
+      'typing.start',
+      (e) => e?.data?.external_id === 'bo',
+    ]);
     expect((await sb.emitAck('typing.stop', { channel_id: ch.id })).ok).toBe(true);
     expect((await sa.emitAck('typing.stop', { channel_id: ch.id })).ok).toBe(true);
     await sb.waitFor('typing.stop', (e) => e?.data?.external_id === 'ana');

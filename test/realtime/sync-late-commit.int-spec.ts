@@ -32,7 +32,14 @@ describe('sync never skips an event committed late (PostgreSQL, concurrent trans
   it('holds the cursor behind a transaction in flight, then returns both events in order', async () => {
     const ws = await newWorkspace(t);
     const [ana, bo] = await ws.users('ana', 'bo');
-    const ch = (await ws.api.post('/v1/channels', { type: 'group', external_id: 'late', created_by: 'ana', member_external_ids: ['bo'] })).body;
+    const ch = (
+      await ws.api.post('/v1/channels', {
+        type: 'group',
+        external_id: 'late',
+        created_by: 'ana',
+        member_external_ids: ['bo'],
+      })
+    ).body;
     const cursor = (await bo!.api.get('/v1/me/sync')).body.next_cursor;
 
     // a transaction that writes an event and stays open
@@ -42,8 +49,16 @@ describe('sync never skips an event committed late (PostgreSQL, concurrent trans
     const [session] = await t.app.get(ChannelWrites).lock(runner.manager, ws.id, [ch.id]);
     await session!.append('channel.updated', { channel: ch });
     // meanwhile other transactions commit messages (they wait for the channel row lock, so use another channel)
-    const other = (await ws.api.post('/v1/channels', { type: 'group', external_id: 'other', created_by: 'ana', member_external_ids: ['bo'] })).body;
-    const later = (await ana!.api.post(`/v1/channels/${other.id}/messages`, { content: 'committed first' })).body;
+    const other = (
+      await ws.api.post('/v1/channels', {
+        type: 'group',
+        external_id: 'other',
+        created_by: 'ana',
+        member_external_ids: ['bo'],
+      })
+    ).body;
+    const later = (await ana!.api.post(`/v1/channels/${other.id}/messages`, { content: 'committed first' }))
+      .body;
 
     const during = (await bo!.api.get(`/v1/me/sync?since=${cursor}`)).body;
     expect(JSON.stringify(during.events)).not.toContain(later.id);
@@ -55,7 +70,9 @@ describe('sync never skips an event committed late (PostgreSQL, concurrent trans
     expect(types).toContain('channel.updated');
     expect(JSON.stringify(after.events)).toContain(later.id);
     // nothing twice across the two pages
-    const ids = [...during.events, ...after.events].map((e: { type: string; seq?: number; channel_id?: string }) => `${e.channel_id}:${e.seq}`);
+    const ids = [...during.events, ...after.events].map(
+      (e: { type: string; seq?: number; channel_id?: string }) => `${e.channel_id}:${e.seq}`,
+    );
     expect(new Set(ids).size).toBe(ids.length);
   });
 });

@@ -16,10 +16,18 @@ describe('catch-up: channel events and /v1/me/sync', () => {
   beforeEach(async () => {
     ws = await newWorkspace(t);
     [ana, bo, cy] = (await ws.users('ana', 'bo', 'cy')) as [TestUser, TestUser, TestUser];
-    ch = (await ws.api.post('/v1/channels', { type: 'group', external_id: `g-${Date.now()}`, created_by: 'ana', member_external_ids: ['bo'] })).body;
+    ch = (
+      await ws.api.post('/v1/channels', {
+        type: 'group',
+        external_id: `g-${Date.now()}`,
+        created_by: 'ana',
+        member_external_ids: ['bo'],
+      })
+    ).body;
   });
 
-  const send = async (u: TestUser, channelId: string, content: string) => (await u.api.post(`/v1/channels/${channelId}/messages`, { content })).body;
+  const send = async (u: TestUser, channelId: string, content: string) =>
+    (await u.api.post(`/v1/channels/${channelId}/messages`, { content })).body;
   const sync = async (u: TestUser, q = '') => {
     const res = await u.api.get(`/v1/me/sync${q}`);
     expect(res.status).toBe(200);
@@ -31,7 +39,11 @@ describe('catch-up: channel events and /v1/me/sync', () => {
     const all = await bo.api.get(`/v1/channels/${ch.id}/events?after_seq=0`);
     expect(all.body.events.map((e: { seq: number }) => e.seq)).toEqual([1, 2, 3, 4, 5]);
     expect(all.body.events[0].type).toBe('channel.created');
-    expect(all.body.events[1]).toMatchObject({ type: 'message.new', channel_id: ch.id, data: { content: 'm0' } });
+    expect(all.body.events[1]).toMatchObject({
+      type: 'message.new',
+      channel_id: ch.id,
+      data: { content: 'm0' },
+    });
     const page = await bo.api.get(`/v1/channels/${ch.id}/events?after_seq=2&limit=2`);
     expect(page.body.events.map((e: { seq: number }) => e.seq)).toEqual([3, 4]);
     expect(page.body.has_more).toBe(true);
@@ -40,7 +52,14 @@ describe('catch-up: channel events and /v1/me/sync', () => {
   });
 
   it('sync without a cursor returns the current cursor; then exactly the new events, in order', async () => {
-    const other = (await ws.api.post('/v1/channels', { type: 'group', external_id: 'other', created_by: 'ana', member_external_ids: ['bo'] })).body;
+    const other = (
+      await ws.api.post('/v1/channels', {
+        type: 'group',
+        external_id: 'other',
+        created_by: 'ana',
+        member_external_ids: ['bo'],
+      })
+    ).body;
     const first = await sync(bo);
     expect(first).toMatchObject({ events: [], has_more: false, gap: false });
     const m1 = await send(ana, ch.id, 'one');
@@ -69,7 +88,9 @@ describe('catch-up: channel events and /v1/me/sync', () => {
 
   it('includes own membership changes, leaves out other channels and blocked users', async () => {
     const cursor = (await sync(bo)).next_cursor;
-    const room = (await ws.api.post('/v1/channels', { type: 'group', external_id: 'room', created_by: 'ana' })).body;
+    const room = (
+      await ws.api.post('/v1/channels', { type: 'group', external_id: 'room', created_by: 'ana' })
+    ).body;
     const foreign = await send(ana, room.id, 'not for bo');
     await ws.api.post(`/v1/channels/${room.id}/members`, { member_external_ids: ['bo', 'cy'] });
     await bo.api.post('/v1/me/blocks', { external_id: 'cy' });
@@ -77,7 +98,12 @@ describe('catch-up: channel events and /v1/me/sync', () => {
     const shown = await send(ana, ch.id, 'from ana');
     const b = await sync(bo, `?since=${cursor}`);
     const text = JSON.stringify(b.events);
-    expect(b.events.some((e: { type: string; data: { external_id: string } }) => e.type === 'member.added' && e.data.external_id === 'bo')).toBe(true);
+    expect(
+      b.events.some(
+        (e: { type: string; data: { external_id: string } }) =>
+          e.type === 'member.added' && e.data.external_id === 'bo',
+      ),
+    ).toBe(true);
     expect(text).not.toContain(foreign.id);
     expect(text).not.toContain(hidden.id);
     expect(text).toContain(shown.id);
@@ -91,7 +117,9 @@ describe('catch-up: channel events and /v1/me/sync', () => {
     await send(ana, ch.id, 'old');
     const pruned = await t.app.get(EventRetentionService).prune(new Date(Date.now() + 31 * 86400_000));
     expect(pruned).toBeGreaterThan(0);
-    const left: { n: number }[] = await t.app.get(DataSource).query(`SELECT count(*)::int AS n FROM events WHERE workspace_id = $1`, [ws.id]);
+    const left: { n: number }[] = await t.app
+      .get(DataSource)
+      .query(`SELECT count(*)::int AS n FROM events WHERE workspace_id = $1`, [ws.id]);
     expect(left[0]!.n).toBe(0);
   });
 });

@@ -24,7 +24,10 @@ export interface TestApp {
  * Starts the real application on an ephemeral port: in-memory PGlite on `npm test`, a database cloned
  * from the migrated template plus real Redis on `npm run test:integration`.
  */
-export async function startTestApp(overrides: Record<string, string> = {}, shared?: { databaseUrl: string; redisPrefix: string }): Promise<TestApp> {
+export async function startTestApp(
+  overrides: Record<string, string> = {},
+  shared?: { databaseUrl: string; redisPrefix: string },
+): Promise<TestApp> {
   let drop: (() => Promise<void>) | undefined;
   const env: Record<string, string> = {
     SERVICE_ADMIN_TOKEN: ADMIN_TOKEN,

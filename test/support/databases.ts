@@ -18,7 +18,11 @@ export function isIntegration(): boolean {
 export function templateName(): string {
   const last = MIGRATIONS[MIGRATIONS.length - 1]!.name;
   const functions = createHash('sha256')
-    .update(loadFunctionFiles().map((f) => `${f.name}:${f.checksum}`).join('\n'))
+    .update(
+      loadFunctionFiles()
+        .map((f) => `${f.name}:${f.checksum}`)
+        .join('\n'),
+    )
     .digest('hex')
     .slice(0, 8);
   return `chat_tpl_${MIGRATIONS.length}_${last.replace(/\D/g, '').slice(-8)}_${functions}`;
@@ -43,7 +47,9 @@ async function admin<T>(fn: (c: Client) => Promise<T>): Promise<T> {
 /** Creates (once) the migrated template database. */
 export async function ensureTemplate(): Promise<void> {
   const name = templateName();
-  const exists = await admin(async (c) => (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1);
+  const exists = await admin(
+    async (c) => (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1,
+  );
   if (exists) return;
   const tmp = `${name}_build_${randomBytes(3).toString('hex')}`;
   await admin((c) => c.query(`CREATE DATABASE "${tmp}"`));
@@ -78,7 +84,11 @@ export function runId(): string {
 
 export async function dropTestDatabases(): Promise<void> {
   await admin(async (c) => {
-    const { rows } = await c.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [`chat_t_${runId()}_%`]);
-    for (const r of rows) await c.query(`DROP DATABASE IF EXISTS "${r.datname}" WITH (FORCE)`).catch(() => undefined);
+    const { rows } = await c.query<{ datname: string }>(
+      `SELECT datname FROM pg_database WHERE datname LIKE $1`,
+      [`chat_t_${runId()}_%`],
+    );
+    for (const r of rows)
+      await c.query(`DROP DATABASE IF EXISTS "${r.datname}" WITH (FORCE)`).catch(() => undefined);
   });
 }

@@ -61,16 +61,31 @@ export function admin(t: TestApp): Client {
 }
 
 /** A fresh workspace through the admin API, with helpers to make users that carry their own JWT. */
-export async function newWorkspace(t: TestApp, name = `ws-${Math.random().toString(36).slice(2, 8)}`): Promise<TestWorkspace> {
+export async function newWorkspace(
+  t: TestApp,
+  name = `ws-${Math.random().toString(36).slice(2, 8)}`,
+): Promise<TestWorkspace> {
   const res = await admin(t).post('/v1/admin/workspaces', { name });
   if (res.status !== 201) throw new Error(`setup: create workspace answered ${res.status} ${res.text}`);
-  const { id, api_key: apiKey, api_secret: apiSecret } = res.body as { id: string; api_key: string; api_secret: string };
+  const {
+    id,
+    api_key: apiKey,
+    api_secret: apiSecret,
+  } = res.body as { id: string; api_key: string; api_secret: string };
   const api = new Client(t, `Bearer ${apiKey}:${apiSecret}`);
   const user = async (externalId: string, displayName?: string): Promise<TestUser> => {
-    const r = await api.put(`/v1/users/${encodeURIComponent(externalId)}`, { name: displayName ?? externalId });
-    if (r.status !== 200 && r.status !== 201) throw new Error(`setup: upsert ${externalId} answered ${r.status} ${r.text}`);
+    const r = await api.put(`/v1/users/${encodeURIComponent(externalId)}`, {
+      name: displayName ?? externalId,
+    });
+    if (r.status !== 200 && r.status !== 201)
+      throw new Error(`setup: upsert ${externalId} answered ${r.status} ${r.text}`);
     const token = userToken(apiKey, apiSecret, externalId);
-    return { id: (r.body as { id: string }).id, external_id: externalId, token, api: new Client(t, `Bearer ${token}`) };
+    return {
+      id: (r.body as { id: string }).id,
+      external_id: externalId,
+      token,
+      api: new Client(t, `Bearer ${token}`),
+    };
   };
   return {
     id,

@@ -7,7 +7,7 @@ export interface ReceivedRequest {
   method: string;
   headers: http.IncomingHttpHeaders;
   raw: Buffer;
-   
+
   json: any;
   at: number;
   /** Set once the answer is written (answers can be delayed). */

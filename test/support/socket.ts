@@ -32,7 +32,9 @@ export class TestSocket {
       };
       const timer = setTimeout(() => {
         this.waiters.delete(w);
-        reject(new Error(`no ${name} within ${timeoutMs} ms; got ${this.events.map((x) => x.name).join(', ')}`));
+        reject(
+          new Error(`no ${name} within ${timeoutMs} ms; got ${this.events.map((x) => x.name).join(', ')}`),
+        );
       }, timeoutMs);
       this.waiters.add(w);
     });
@@ -43,7 +45,12 @@ export class TestSocket {
    * that must not arrive, through the same path (a later commit in the log, a later emit), so it comes
    * after it; once the control has arrived, every event this socket ever received is looked at.
    */
-  async expectNoneBefore(name: string, pred: (p: any) => boolean, control: [string, (p: any) => boolean], timeoutMs = 5000): Promise<void> {
+  async expectNoneBefore(
+    name: string,
+    pred: (p: any) => boolean,
+    control: [string, (p: any) => boolean],
+    timeoutMs = 5000,
+  ): Promise<void> {
     await this.waitFor(control[0], control[1], timeoutMs);
     const got = this.events.filter((e) => e.name === name && pred(e.payload));
     if (got.length) throw new Error(`unexpected ${name}: ${JSON.stringify(got[0]!.payload)}`);
@@ -67,8 +74,17 @@ export class TestSocket {
 const open: TestSocket[] = [];
 
 /** A socket with a user's token (and more handshake `auth`, e.g. `{presence: 'batch'}`), closed by closeAllSockets. */
-export function connectSocket(baseUrl: string, token: string | undefined, auth: Record<string, unknown> = {}): Promise<TestSocket> {
-  const socket = io(baseUrl, { transports: ['websocket'], auth: token === undefined ? auth : { ...auth, token }, reconnection: false, forceNew: true });
+export function connectSocket(
+  baseUrl: string,
+  token: string | undefined,
+  auth: Record<string, unknown> = {},
+): Promise<TestSocket> {
+  const socket = io(baseUrl, {
+    transports: ['websocket'],
+    auth: token === undefined ? auth : { ...auth, token },
+    reconnection: false,
+    forceNew: true,
+  });
   const s = new TestSocket(socket);
   open.push(s);
   return new Promise((resolve, reject) => {
@@ -78,7 +94,12 @@ export function connectSocket(baseUrl: string, token: string | undefined, auth: 
 }
 
 export function connectError(baseUrl: string, token: string | undefined): Promise<Error & { data?: any }> {
-  const socket = io(baseUrl, { transports: ['websocket'], auth: token === undefined ? {} : { token }, reconnection: false, forceNew: true });
+  const socket = io(baseUrl, {
+    transports: ['websocket'],
+    auth: token === undefined ? {} : { token },
+    reconnection: false,
+    forceNew: true,
+  });
   return new Promise((resolve, reject) => {
     socket.once('connect', () => {
       socket.close();

@@ -5,6 +5,11 @@ module.exports.name = 'nestjs-swagger-transformer';
 module.exports.version = 2; // bump when the options change: ts-jest caches by it
 module.exports.factory = (cs) =>
   transformer.before(
-    { classValidatorShim: true, introspectComments: true, controllerKeyOfComment: 'description', dtoFileNameSuffix: ['.dto.ts'] },
+    {
+      classValidatorShim: true,
+      introspectComments: true,
+      controllerKeyOfComment: 'description',
+      dtoFileNameSuffix: ['.dto.ts'],
+    },
     cs.program,
   );

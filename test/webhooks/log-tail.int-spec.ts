@@ -19,7 +19,8 @@ describe('the log followers’ pass (PostgreSQL)', () => {
 
   it('the in-statement bound stops at a running writer of this database, not at one of another database', async () => {
     const db = t.app.get(DataSource);
-    const bound = async () => BigInt((await db.query(`SELECT ${SETTLED_BOUND_IN_STATEMENT}::text AS b`))[0].b);
+    const bound = async () =>
+      BigInt((await db.query(`SELECT ${SETTLED_BOUND_IN_STATEMENT}::text AS b`))[0].b);
     const elsewhere = new PgClient({ connectionString: ADMIN_DATABASE_URL });
     const here = new PgClient({ connectionString: t.env.DATABASE_URL });
     await Promise.all([elsewhere.connect(), here.connect()]);
@@ -65,7 +66,13 @@ describe('the log followers’ pass (PostgreSQL)', () => {
       for (const r of rows) expect(validate(r.id) && version(r.id)).toBe(7);
       for (const w of [a.id, b.id]) {
         const mine = rows.filter((r) => r.webhook_id === w);
-        const inLogOrder = [...mine].sort((x, y) => (BigInt(x.tx_id) === BigInt(y.tx_id) ? x.position - y.position : BigInt(x.tx_id) < BigInt(y.tx_id) ? -1 : 1));
+        const inLogOrder = [...mine].sort((x, y) =>
+          BigInt(x.tx_id) === BigInt(y.tx_id)
+            ? x.position - y.position
+            : BigInt(x.tx_id) < BigInt(y.tx_id)
+              ? -1
+              : 1,
+        );
         expect(mine.map((r) => r.id)).toEqual(inLogOrder.map((r) => r.id));
       }
     } finally {
@@ -83,7 +90,11 @@ describe('the log followers’ pass (PostgreSQL)', () => {
         let count = 0;
         while (Date.now() < deadline) {
           count = Number(
-            (await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE workspace_id = $1`, [ws.id]))[0].n,
+            (
+              await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE workspace_id = $1`, [
+                ws.id,
+              ])
+            )[0].n,
           );
           if (count >= n) break;
           await new Promise((r) => setTimeout(r, 100));

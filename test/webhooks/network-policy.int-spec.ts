@@ -22,8 +22,14 @@ describe('webhook network policy across instances (PostgreSQL + Redis)', () => {
     const shared = { databaseUrl: db.url, redisPrefix: `np${randomBytes(3).toString('hex')}:` };
     const key = randomBytes(32).toString('base64');
     // the permissive instance only serves the API: every delivery is attempted by the strict worker
-    permissive = await startTestApp({ SERVICE_ENCRYPTION_KEY: key, SERVICE_ROLE: 'api', SERVICE_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }, shared);
-    strict = await startTestApp({ SERVICE_ENCRYPTION_KEY: key, SERVICE_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' }, shared);
+    permissive = await startTestApp(
+      { SERVICE_ENCRYPTION_KEY: key, SERVICE_ROLE: 'api', SERVICE_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
+      shared,
+    );
+    strict = await startTestApp(
+      { SERVICE_ENCRYPTION_KEY: key, SERVICE_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' },
+      shared,
+    );
     receiver = await Receiver.start();
   });
   afterAll(async () => {
@@ -38,11 +44,17 @@ describe('webhook network policy across instances (PostgreSQL + Redis)', () => {
     const url = receiver.url(200);
     await createWebhook(ws, url, ['user.created']);
     await ws.api.put('/v1/users/ana', { name: 'Ana' });
-    const got = await poll(async () => (receiver.received(url).length ? receiver.received(url) : null), 'the delivery');
+    const got = await poll(
+      async () => (receiver.received(url).length ? receiver.received(url) : null),
+      'the delivery',
+    );
     expect(got).toHaveLength(1);
 
     const strictWs = await newWorkspace(strict);
-    const refused = await strictWs.api.post('/v1/webhooks', { url: receiver.url(200), events: ['user.created'] });
+    const refused = await strictWs.api.post('/v1/webhooks', {
+      url: receiver.url(200),
+      events: ['user.created'],
+    });
     expect(refused.status).toBe(400);
   });
 });

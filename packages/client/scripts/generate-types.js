@@ -4,7 +4,15 @@
 // service's event contract (src/contract/), which the client's realtime types import. The file is committed so a fresh clone
 // type-checks and lints before it builds; `npm run build` regenerates it, and test/client checks it is current.
 const { execFileSync } = require('child_process');
-const { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } = require('fs');
+const {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} = require('fs');
 const { tmpdir } = require('os');
 const { dirname, join } = require('path');
 
@@ -21,7 +29,9 @@ const contractTarget = join(pkg, 'src', 'generated', 'contract');
  */
 function contractFiles() {
   const out = new Map();
-  for (const name of readdirSync(contractSource).filter((f) => f.endsWith('.ts')).sort()) {
+  for (const name of readdirSync(contractSource)
+    .filter((f) => f.endsWith('.ts'))
+    .sort()) {
     const text = readFileSync(join(contractSource, name), 'utf8');
     out.set(
       name,

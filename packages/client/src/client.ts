@@ -211,7 +211,9 @@ export class ChatClient {
    * reconnect.
    */
   async subscribePresence(externalIds: string[]): Promise<PresenceState[]> {
-    const data = (await this.ack('presence.subscribe', { external_ids: externalIds })) as { users: PresenceState[] };
+    const data = (await this.ack('presence.subscribe', { external_ids: externalIds })) as {
+      users: PresenceState[];
+    };
     return data.users;
   }
 
@@ -228,9 +230,18 @@ export class ChatClient {
       .timeout(timeoutMs)
       .emitWithAck(event, payload)
       .then(
-        (a: { ok: true; data: unknown } | { ok: false; error: { code: ChatErrorCode; message: string; details?: ErrorDetail[] } }) => {
+        (
+          a:
+            | { ok: true; data: unknown }
+            | { ok: false; error: { code: ChatErrorCode; message: string; details?: ErrorDetail[] } },
+        ) => {
           if (a.ok) return a.data;
-          throw new ChatApiError({ code: a.error.code, status: 0, message: a.error.message, details: a.error.details });
+          throw new ChatApiError({
+            code: a.error.code,
+            status: 0,
+            message: a.error.message,
+            details: a.error.details,
+          });
         },
         (e: unknown) => {
           throw networkError(e, `${event}: no acknowledgement`);

@@ -15,7 +15,8 @@ function IsTimeOrForever(): PropertyDecorator {
   return ValidateBy({
     name: 'isTimeOrForever',
     validator: {
-      validate: (v: unknown) => v === FOREVER || (typeof v === 'string' && v.length <= 40 && parseRfc3339(v) !== null),
+      validate: (v: unknown) =>
+        v === FOREVER || (typeof v === 'string' && v.length <= 40 && parseRfc3339(v) !== null),
       defaultMessage: () => `muted_until ${MUTED_UNTIL_RULE}`,
     },
   });
@@ -53,7 +54,9 @@ export class MyChannelsQueryDto extends ListQueryDto {
   @IsOptional()
   @IsString()
   @MaxLength(32)
-  @Matches(/^((hidden|archived)(,(hidden|archived))*)?$/, { message: 'include must be a comma-separated list of hidden, archived' })
+  @Matches(/^((hidden|archived)(,(hidden|archived))*)?$/, {
+    message: 'include must be a comma-separated list of hidden, archived',
+  })
   include?: string;
 }
 

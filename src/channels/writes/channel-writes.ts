@@ -358,7 +358,8 @@ export class ChannelWrites {
     }
     let live: LiveMessage | null = null;
     try {
-      if (!ctx.membersMoving) live = render(out, storedEvents({ workspaceId: ctx.workspaceId, channelId }, out, events, ids));
+      if (!ctx.membersMoving)
+        live = render(out, storedEvents({ workspaceId: ctx.workspaceId, channelId }, out, events, ids));
     } catch (e) {
       // the message is stored: the answer stands, and the log's publisher sends it
       this.logger.warn(`rendering a committed send for its live publish: ${String(e)}`);

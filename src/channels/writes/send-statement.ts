@@ -95,12 +95,24 @@ export function storedEvents(
   ids: string[],
 ): StoredEvent[] {
   const at = new Date(sent.created_at);
-  const record = { position: 0, tx_id: '0', workspace_id: where.workspaceId, channel_id: where.channelId, audience: null, created_at: at };
+  const record = {
+    position: 0,
+    tx_id: '0',
+    workspace_id: where.workspaceId,
+    channel_id: where.channelId,
+    audience: null,
+    created_at: at,
+  };
   return events.map((e, i): StoredEvent => {
     const stored = { ...record, id: ids[i]!, seq: sent.first_seq + i };
     if (e.type === 'message.created')
-      return { ...stored, type: e.type, payload: { message: { ...e.payload.message, id: sent.id, created_at: sent.created_at } } };
-    if (e.type === 'message.mentioned') return { ...stored, type: e.type, payload: { ...e.payload, message_id: sent.id } };
+      return {
+        ...stored,
+        type: e.type,
+        payload: { message: { ...e.payload.message, id: sent.id, created_at: sent.created_at } },
+      };
+    if (e.type === 'message.mentioned')
+      return { ...stored, type: e.type, payload: { ...e.payload, message_id: sent.id } };
     return { ...stored, ...e };
   });
 }

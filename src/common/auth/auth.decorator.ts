@@ -30,7 +30,8 @@ const FORBIDDEN_CALLER: Record<'backend' | 'user' | 'any', string> = {
 /** Sets the route's policy for the global guard and documents the security scheme in OpenAPI. */
 export function Auth(policy: AuthPolicy): MethodDecorator & ClassDecorator {
   const docs: (MethodDecorator & ClassDecorator)[] = [];
-  if (policy === 'backend' || policy === 'any') docs.push(ApiBearerAuth(SECURITY.workspaceKey), ApiBasicAuth(SECURITY.workspaceBasic));
+  if (policy === 'backend' || policy === 'any')
+    docs.push(ApiBearerAuth(SECURITY.workspaceKey), ApiBasicAuth(SECURITY.workspaceBasic));
   if (policy === 'user' || policy === 'any') docs.push(ApiBearerAuth(SECURITY.userJwt));
   if (policy === 'admin') {
     docs.push(

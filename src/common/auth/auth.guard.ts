@@ -28,7 +28,8 @@ export class AuthGuard implements CanActivate {
     const policy = this.policyOf(ctx);
     if (!policy) throw new AppError('FORBIDDEN', 'This route is not open to any caller');
     if (policy === 'public') return true;
-    if (policy === 'admin' && !this.config.SERVICE_ADMIN_TOKEN) throw new AppError('NOT_FOUND', 'No such route');
+    if (policy === 'admin' && !this.config.SERVICE_ADMIN_TOKEN)
+      throw new AppError('NOT_FOUND', 'No such route');
 
     const req = ctx.switchToHttp().getRequest<Request & Record<string, unknown>>();
     const principal = await this.authenticator.authenticate(req.headers.authorization);
@@ -39,7 +40,14 @@ export class AuthGuard implements CanActivate {
         ? principal.kind === 'backend' || principal.kind === 'user'
         : principal.kind === policy;
     if (!allowed) {
-      const what = policy === 'any' ? 'a workspace key or a user token' : policy === 'backend' ? 'a workspace key' : policy === 'user' ? 'a user token' : 'the operator token';
+      const what =
+        policy === 'any'
+          ? 'a workspace key or a user token'
+          : policy === 'backend'
+            ? 'a workspace key'
+            : policy === 'user'
+              ? 'a user token'
+              : 'the operator token';
       throw new AppError('FORBIDDEN', `This route needs ${what}`);
     }
     return true;
@@ -52,7 +60,9 @@ export class AuthGuard implements CanActivate {
     if (!byHandler) this.policies.set(controller, (byHandler = new WeakMap()));
     let policy = byHandler.get(handler);
     if (policy === undefined) {
-      policy = this.reflector.getAllAndOverride<AuthPolicy | undefined>(AUTH_POLICY_KEY, [handler, controller]) ?? null;
+      policy =
+        this.reflector.getAllAndOverride<AuthPolicy | undefined>(AUTH_POLICY_KEY, [handler, controller]) ??
+        null;
       byHandler.set(handler, policy);
     }
     return policy;

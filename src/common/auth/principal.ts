@@ -24,7 +24,9 @@ export type WorkspacePrincipal = BackendPrincipal | UserPrincipal;
 export const PRINCIPAL_KEY = 'principal';
 
 /** The authenticated caller, as the global guard resolved it. */
-export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal | undefined => {
-  const req = ctx.switchToHttp().getRequest<Record<string, unknown>>();
-  return req[PRINCIPAL_KEY] as Principal | undefined;
-});
+export const CurrentPrincipal = createParamDecorator(
+  (_: unknown, ctx: ExecutionContext): Principal | undefined => {
+    const req = ctx.switchToHttp().getRequest<Record<string, unknown>>();
+    return req[PRINCIPAL_KEY] as Principal | undefined;
+  },
+);

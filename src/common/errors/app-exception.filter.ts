@@ -11,7 +11,8 @@ export function sendError(err: unknown, req: Request, res: Response, logger: Log
     logger.error({ err, requestId }, 'unhandled error');
   }
   if (res.headersSent) return;
-  if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
+  if (error.retryAfterSeconds !== undefined)
+    res.setHeader('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
   res.status(httpStatusOf(error.code)).json(errorBody(error, requestId));
 }
 

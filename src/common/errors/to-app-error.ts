@@ -4,7 +4,14 @@ import { QueryRunnerAlreadyReleasedError } from 'typeorm';
 import { AppError, ErrorCode } from './app-error';
 
 /** Driver and framework errors that mean "a dependency is down", not "a bug". */
-const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
+const UNAVAILABLE_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+]);
 
 /**
  * A database that went away under a request: a restart, not a bug. SQLSTATEs of class 08 (connection
@@ -14,10 +21,15 @@ const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '
  * client that failed or was closed being queried again.
  */
 function databaseGone(err: unknown, code: unknown, message: string): boolean {
-  if (typeof code === 'string' && (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03'))
+  if (
+    typeof code === 'string' &&
+    (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03')
+  )
     return true;
   if (err instanceof QueryRunnerAlreadyReleasedError) return true;
-  return /Connection terminated unexpectedly|Client has encountered a connection error|Client was closed and is not queryable/.test(message);
+  return /Connection terminated unexpectedly|Client has encountered a connection error|Client was closed and is not queryable/.test(
+    message,
+  );
 }
 
 /**
@@ -26,7 +38,9 @@ function databaseGone(err: unknown, code: unknown, message: string): boolean {
  */
 function redisGone(err: unknown, message: string): boolean {
   if (err instanceof MaxRetriesPerRequestError) return true;
-  return /^(Connection is closed\.|Stream isn't writeable and enableOfflineQueue options is false)/.test(message);
+  return /^(Connection is closed\.|Stream isn't writeable and enableOfflineQueue options is false)/.test(
+    message,
+  );
 }
 
 /**
@@ -64,8 +78,16 @@ export function toAppError(err: unknown): { error: AppError; unexpected: boolean
   // the database pool had no free connection in time: overload, not a bug (pg: "timeout exceeded when
   // trying to connect"; TypeORM wraps it); PostgreSQL refusing connections (53300) likewise
   const message = err instanceof Error ? err.message : '';
-  if (/timeout exceeded when trying to connect|Connection terminated due to connection timeout/i.test(message) || e?.code === '53300') {
-    return { error: new AppError('UNAVAILABLE', 'The service is overloaded, try again shortly', undefined, 2), unexpected: true };
+  if (
+    /timeout exceeded when trying to connect|Connection terminated due to connection timeout/i.test(
+      message,
+    ) ||
+    e?.code === '53300'
+  ) {
+    return {
+      error: new AppError('UNAVAILABLE', 'The service is overloaded, try again shortly', undefined, 2),
+      unexpected: true,
+    };
   }
   if (databaseGone(err, e?.code, message) || redisGone(err, message)) {
     return { error: new AppError('UNAVAILABLE', undefined, undefined, 2), unexpected: true };
@@ -83,9 +105,17 @@ export function toAppError(err: unknown): { error: AppError; unexpected: boolean
   }
   // other body-parser refusals: an unknown Content-Encoding (typed), bytes that do not inflate as their
   // Content-Encoding says (zlib's error, made a 400 by http-errors: untyped, but `expose`d)
-  if ((typeof e?.type === 'string' || e?.expose === true) && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+  if (
+    (typeof e?.type === 'string' || e?.expose === true) &&
+    typeof e.status === 'number' &&
+    e.status >= 400 &&
+    e.status < 500
+  ) {
     return {
-      error: new AppError(e.status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'VALIDATION_ERROR', 'The body could not be read'),
+      error: new AppError(
+        e.status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'VALIDATION_ERROR',
+        'The body could not be read',
+      ),
       unexpected: false,
     };
   }

@@ -4,7 +4,11 @@ import { AppError, ErrorDetail } from './app-error';
 function flatten(errors: ValidationError[], prefix = ''): ErrorDetail[] {
   const out: ErrorDetail[] = [];
   for (const e of errors) {
-    const field = prefix ? (/^\d+$/.test(e.property) ? `${prefix}[${e.property}]` : `${prefix}.${e.property}`) : e.property;
+    const field = prefix
+      ? /^\d+$/.test(e.property)
+        ? `${prefix}[${e.property}]`
+        : `${prefix}.${e.property}`
+      : e.property;
     for (const message of Object.values(e.constraints ?? {})) out.push({ field, message });
     if (e.children?.length) out.push(...flatten(e.children, field));
   }
@@ -14,7 +18,11 @@ function flatten(errors: ValidationError[], prefix = ''): ErrorDetail[] {
 export function validationErrorFrom(errors: ValidationError[]): AppError {
   const details = flatten(errors);
   const first = details[0];
-  return new AppError('VALIDATION_ERROR', first ? `${first.field}: ${first.message}` : 'The request is invalid', details);
+  return new AppError(
+    'VALIDATION_ERROR',
+    first ? `${first.field}: ${first.message}` : 'The request is invalid',
+    details,
+  );
 }
 
 /** whitelist + forbidNonWhitelisted: unknown fields are a 400, never silently dropped. */

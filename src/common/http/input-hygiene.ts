@@ -24,7 +24,8 @@ function walk(value: unknown, path: string, depth: number): void {
     return;
   }
   if (typeof value !== 'object' || value === null) return;
-  if (depth >= MAX_JSON_DEPTH) throw AppError.validation(path || 'body', `nests deeper than ${MAX_JSON_DEPTH} levels`);
+  if (depth >= MAX_JSON_DEPTH)
+    throw AppError.validation(path || 'body', `nests deeper than ${MAX_JSON_DEPTH} levels`);
   if (Array.isArray(value)) {
     value.forEach((v, i) => walk(v, `${path}[${i}]`, depth + 1));
     return;

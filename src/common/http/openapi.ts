@@ -34,8 +34,7 @@ export const API_TAGS: Record<string, string> = {
   webhooks: 'Webhooks and their deliveries. Backend key.',
   exports: "Exports of a user's data. Backend key.",
   workspace: 'The calling workspace: settings and key rotation. Backend key.',
-  admin:
-    'The operator API: workspaces. Operator token; 404 while SERVICE_ADMIN_TOKEN is unset.',
+  admin: 'The operator API: workspaces. Operator token; 404 while SERVICE_ADMIN_TOKEN is unset.',
   operations: 'Liveness and readiness probes. No credentials.',
 };
 

@@ -91,7 +91,13 @@ export function requestLogMiddleware(logger: Logger) {
       const status = res.statusCode;
       const aborted = !res.writableFinished;
       const level =
-        status >= 500 ? 'error' : status >= 400 || aborted || responseTime >= SLOW_REQUEST_MS ? 'warn' : debug() && !QUIET_PATHS.has(req.path) ? 'debug' : null;
+        status >= 500
+          ? 'error'
+          : status >= 400 || aborted || responseTime >= SLOW_REQUEST_MS
+            ? 'warn'
+            : debug() && !QUIET_PATHS.has(req.path)
+              ? 'debug'
+              : null;
       if (!level || !logger.isLevelEnabled(level)) return;
       const url = stripTokenFromUrl(req.originalUrl || req.url);
       const id = (req as Request & { id?: string }).id;

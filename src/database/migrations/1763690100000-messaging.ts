@@ -31,7 +31,9 @@ export class Messaging1763690100000 implements MigrationInterface {
         CONSTRAINT channels_workspace_external UNIQUE (workspace_id, external_id),
         CONSTRAINT channels_direct_pair UNIQUE (workspace_id, direct_pair)
       )`);
-    await q.query(`CREATE INDEX channels_workspace_created ON channels (workspace_id, created_at DESC, id DESC)`);
+    await q.query(
+      `CREATE INDEX channels_workspace_created ON channels (workspace_id, created_at DESC, id DESC)`,
+    );
     await q.query(`
       CREATE TABLE channel_members (
         channel_id uuid NOT NULL REFERENCES channels(id) ON DELETE CASCADE,
@@ -63,7 +65,9 @@ export class Messaging1763690100000 implements MigrationInterface {
         CONSTRAINT messages_idempotency UNIQUE (workspace_id, sender_key, idempotency_key)
       )`);
     // history pages and unread counts are range scans of this index; user_id/deleted_at ride along
-    await q.query(`CREATE INDEX messages_channel_time ON messages (channel_id, created_at DESC, id DESC) INCLUDE (user_id, deleted_at)`);
+    await q.query(
+      `CREATE INDEX messages_channel_time ON messages (channel_id, created_at DESC, id DESC) INCLUDE (user_id, deleted_at)`,
+    );
     await q.query(`CREATE INDEX messages_parent ON messages (parent_id) WHERE parent_id IS NOT NULL`);
     await q.query(`CREATE INDEX messages_user ON messages (user_id)`);
     await q.query(`
@@ -106,7 +110,15 @@ export class Messaging1763690100000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const t of ['mutes', 'blocks', 'reactions', 'message_mentions', 'messages', 'channel_members', 'channels']) {
+    for (const t of [
+      'mutes',
+      'blocks',
+      'reactions',
+      'message_mentions',
+      'messages',
+      'channel_members',
+      'channels',
+    ]) {
       await q.query(`DROP TABLE ${t}`);
     }
   }

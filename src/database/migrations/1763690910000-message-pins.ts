@@ -24,8 +24,12 @@ export class MessagePins1763690910000 implements MigrationInterface {
         pinned_by uuid REFERENCES users(id) ON DELETE SET NULL,
         pinned_at timestamptz NOT NULL
       )`);
-    await q.query(`CREATE INDEX message_pins_channel ON message_pins (channel_id, pinned_at DESC, message_id DESC)`);
-    await q.query(`CREATE INDEX message_pins_pinned_by ON message_pins (pinned_by) WHERE pinned_by IS NOT NULL`);
+    await q.query(
+      `CREATE INDEX message_pins_channel ON message_pins (channel_id, pinned_at DESC, message_id DESC)`,
+    );
+    await q.query(
+      `CREATE INDEX message_pins_pinned_by ON message_pins (pinned_by) WHERE pinned_by IS NOT NULL`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

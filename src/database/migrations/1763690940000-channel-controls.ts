@@ -187,6 +187,8 @@ export class ChannelControls1763690940000 implements MigrationInterface {
     await q.query(`ALTER TABLE channel_members DROP COLUMN last_sent_at`);
     await q.query(`ALTER TABLE messages DROP COLUMN metadata`);
     await q.query(`DROP INDEX channels_metadata`);
-    await q.query(`ALTER TABLE channels DROP COLUMN frozen, DROP COLUMN slow_mode_seconds, DROP COLUMN metadata`);
+    await q.query(
+      `ALTER TABLE channels DROP COLUMN frozen, DROP COLUMN slow_mode_seconds, DROP COLUMN metadata`,
+    );
   }
 }

@@ -29,7 +29,9 @@ export class SearchOffTheSend1763691090000 implements MigrationInterface {
       `INSERT INTO message_search (message_id, channel_id, doc)
        SELECT id, channel_id, search_doc FROM messages WHERE search_doc IS NOT NULL`,
     );
-    await q.query(`CREATE INDEX message_search_doc ON message_search USING gin (doc) WITH (fastupdate = off)`);
+    await q.query(
+      `CREATE INDEX message_search_doc ON message_search USING gin (doc) WITH (fastupdate = off)`,
+    );
     await q.query(`CREATE INDEX message_search_channel ON message_search (channel_id)`);
     await q.query(
       `INSERT INTO event_relay_cursors (name, tx_id, position) VALUES ('search', pg_snapshot_xmin(pg_current_snapshot()), 0)
@@ -37,7 +39,9 @@ export class SearchOffTheSend1763691090000 implements MigrationInterface {
     );
     await q.query(`DROP INDEX messages_search`);
     await q.query(`ALTER TABLE messages ALTER COLUMN search_doc DROP EXPRESSION`);
-    await q.query(`DELETE FROM typeorm_metadata WHERE type = 'GENERATED_COLUMN' AND "table" = 'messages' AND name = 'search_doc'`);
+    await q.query(
+      `DELETE FROM typeorm_metadata WHERE type = 'GENERATED_COLUMN' AND "table" = 'messages' AND name = 'search_doc'`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -28,4 +28,33 @@ import { LargeChannels1763691110000 } from './1763691110000-large-channels';
 import { MembersChangedAt1763691120000 } from './1763691120000-members-changed-at';
 
 /** Every migration, in order. Listed explicitly so the same array serves the app, the CLI and tests. */
-export const MIGRATIONS = [Foundation1763690000000, Messaging1763690100000, MessageIndexes1763690150000, Webhooks1763690300000, Search1763690400000, Attachments1763690500000, Moderation1763690600000, WebhookNetworkPolicy1763690700000, ChannelWriteSession1763690800000, InboxCounters1763690820000, OrderedMessageIds1763690830000, Threads1763690900000, MessagePins1763690910000, ChannelUserState1763690920000, ChannelControls1763690940000, Bans1763691000000, Flags1763691010000, UserExports1763691020000, UserErasure1763691030000, RealtimeCursor1763691040000, TypeormMetadata1763691050000, DropApiSecretDigest1763691060000, LeanMessageWrites1763691071000, SchemaFunctions1763691080000, SearchOffTheSend1763691090000, SearchPendingList1763691100000, LargeChannels1763691110000, MembersChangedAt1763691120000];
+export const MIGRATIONS = [
+  Foundation1763690000000,
+  Messaging1763690100000,
+  MessageIndexes1763690150000,
+  Webhooks1763690300000,
+  Search1763690400000,
+  Attachments1763690500000,
+  Moderation1763690600000,
+  WebhookNetworkPolicy1763690700000,
+  ChannelWriteSession1763690800000,
+  InboxCounters1763690820000,
+  OrderedMessageIds1763690830000,
+  Threads1763690900000,
+  MessagePins1763690910000,
+  ChannelUserState1763690920000,
+  ChannelControls1763690940000,
+  Bans1763691000000,
+  Flags1763691010000,
+  UserExports1763691020000,
+  UserErasure1763691030000,
+  RealtimeCursor1763691040000,
+  TypeormMetadata1763691050000,
+  DropApiSecretDigest1763691060000,
+  LeanMessageWrites1763691071000,
+  SchemaFunctions1763691080000,
+  SearchOffTheSend1763691090000,
+  SearchPendingList1763691100000,
+  LargeChannels1763691110000,
+  MembersChangedAt1763691120000,
+];

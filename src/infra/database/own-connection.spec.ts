@@ -21,7 +21,11 @@ describe('OwnConnection', () => {
 
   it('statements waiting behind one whose connection could not be made fail with it, after one attempt', async () => {
     const own = new OwnConnection({ DATABASE_URL: `postgresql://postgres@127.0.0.1:${port}/x` } as AppConfig);
-    const results = await Promise.allSettled([own.query('SELECT 1'), own.query('SELECT 2'), own.query('SELECT 3')]);
+    const results = await Promise.allSettled([
+      own.query('SELECT 1'),
+      own.query('SELECT 2'),
+      own.query('SELECT 3'),
+    ]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
     expect(accepted).toHaveLength(1);
     // a statement queued afterwards tries again

@@ -56,8 +56,18 @@ export class SafeHttpClient {
     // keep-alive sockets were checked when they connected; Node honours the server's Keep-Alive hint
     this.httpAgent = new http.Agent({ keepAlive: true, maxSockets, timeout: 5_000, scheduling: 'lifo' });
     this.httpsAgent = new https.Agent({ keepAlive: true, maxSockets, timeout: 5_000, scheduling: 'lifo' });
-    this.permissiveHttpAgent = new http.Agent({ keepAlive: true, maxSockets, timeout: 5_000, scheduling: 'lifo' });
-    this.permissiveHttpsAgent = new https.Agent({ keepAlive: true, maxSockets, timeout: 5_000, scheduling: 'lifo' });
+    this.permissiveHttpAgent = new http.Agent({
+      keepAlive: true,
+      maxSockets,
+      timeout: 5_000,
+      scheduling: 'lifo',
+    });
+    this.permissiveHttpsAgent = new https.Agent({
+      keepAlive: true,
+      maxSockets,
+      timeout: 5_000,
+      scheduling: 'lifo',
+    });
   }
 
   get allowsPrivateNetworks(): boolean {
@@ -135,7 +145,13 @@ export class SafeHttpClient {
           ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`
           : undefined,
         headers: { ...req.headers, 'Content-Length': String(req.body.length) },
-        agent: permissive ? (secure ? this.permissiveHttpsAgent : this.permissiveHttpAgent) : secure ? this.httpsAgent : this.httpAgent,
+        agent: permissive
+          ? secure
+            ? this.permissiveHttpsAgent
+            : this.permissiveHttpAgent
+          : secure
+            ? this.httpsAgent
+            : this.httpAgent,
         lookup: permissive ? undefined : this.guardedLookup,
       });
       const deadline = setTimeout(() => {

@@ -3,13 +3,7 @@ import { Queue, Worker } from 'bullmq';
 import { JobProcessor, processorMeta } from './job-processor';
 import type Redis from 'ioredis';
 import type { JobData, JobName } from './job-map';
-import {
-  EnqueueOptions,
-  JOB_ATTEMPTS,
-  JOB_BACKOFF_MS,
-  JobQueue,
-  JobSpec,
-} from './job-queue';
+import { EnqueueOptions, JOB_ATTEMPTS, JOB_BACKOFF_MS, JobQueue, JobSpec } from './job-queue';
 
 /** An add that Redis does not acknowledge in time counts as failed (the caller keeps it and retries). */
 const ADD_TIMEOUT_MS = 3_000;
@@ -97,7 +91,9 @@ export class BullMqQueue extends JobQueue {
 
   skip<N extends JobName>(processor: JobProcessor<N>): void {
     // the explorer built its Worker (with a connection of its own): close it rather than leave it idle
-    processor.worker.close().catch((err: unknown) => this.logger.warn(`closing an unused worker: ${String(err)}`));
+    processor.worker
+      .close()
+      .catch((err: unknown) => this.logger.warn(`closing an unused worker: ${String(err)}`));
   }
 
   async close(): Promise<void> {

@@ -1,12 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { JobData, JobName } from './job-map';
-import {
-  EnqueueOptions,
-  JOB_ATTEMPTS,
-  JOB_BACKOFF_MS,
-  JobQueue,
-  JobSpec,
-} from './job-queue';
+import { EnqueueOptions, JOB_ATTEMPTS, JOB_BACKOFF_MS, JobQueue, JobSpec } from './job-queue';
 import { JobProcessor, processorMeta } from './job-processor';
 
 interface Entry {

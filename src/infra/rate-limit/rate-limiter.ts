@@ -102,7 +102,7 @@ export class RedisRateLimiter extends RateLimiter {
     if (!this.redis.ready) return this.local.hit(key, limit, windowMs);
     // each turn either takes a slot, waits for a lease (which grants or refuses), or answers a refusal;
     // only a refusal whose wait already passed turns again without progress, and only a few times
-    for (let stale = 0; stale < 3; ) {
+    for (let stale = 0; stale < 3;) {
       const now = Date.now();
       const window = Math.floor(now / windowMs);
       const lease = this.leaseOf(key, window);
@@ -143,7 +143,14 @@ export class RedisRateLimiter extends RateLimiter {
     return lease;
   }
 
-  private async renew(key: string, lease: Lease, limit: number, windowMs: number, now: number, window: number) {
+  private async renew(
+    key: string,
+    lease: Lease,
+    limit: number,
+    windowMs: number,
+    now: number,
+    window: number,
+  ) {
     try {
       const want = Math.min(Math.max(lease.size, lease.waiting), Math.max(1, Math.floor(limit / 8)));
       const base = `${this.redis.prefix}rl:${key}:`;
@@ -200,5 +207,6 @@ export function retryAfter(
 export const rateLimiterProvider = {
   provide: RateLimiter,
   inject: [RedisService],
-  useFactory: (redis: RedisService): RateLimiter => (redis.enabled ? new RedisRateLimiter(redis) : new MemoryRateLimiter()),
+  useFactory: (redis: RedisService): RateLimiter =>
+    redis.enabled ? new RedisRateLimiter(redis) : new MemoryRateLimiter(),
 };

@@ -40,7 +40,12 @@ export class RedisService implements OnApplicationShutdown {
   async ping(): Promise<boolean> {
     if (!this.client) return true;
     try {
-      return (await Promise.race([this.client.ping(), new Promise<string>((_, rej) => setTimeout(() => rej(new Error('timeout')), 1000))])) === 'PONG';
+      return (
+        (await Promise.race([
+          this.client.ping(),
+          new Promise<string>((_, rej) => setTimeout(() => rej(new Error('timeout')), 1000)),
+        ])) === 'PONG'
+      );
     } catch {
       return false;
     }

@@ -28,7 +28,13 @@ export function loadEncryptionKey(config: AppConfig): Buffer {
 
 @Global()
 @Module({
-  providers: [{ provide: SecretBox, inject: [APP_CONFIG], useFactory: (c: AppConfig) => new SecretBox(loadEncryptionKey(c)) }],
+  providers: [
+    {
+      provide: SecretBox,
+      inject: [APP_CONFIG],
+      useFactory: (c: AppConfig) => new SecretBox(loadEncryptionKey(c)),
+    },
+  ],
   exports: [SecretBox],
 })
 export class SecretsModule {}

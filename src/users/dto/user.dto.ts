@@ -22,14 +22,20 @@ import { EXTERNAL_ID_PATTERN, EXTERNAL_ID_RULE } from '../../common/external-id'
 export class UpsertUserDto {
   @IsOptional() @IsString() @MaxLength(200) name?: string;
 
-  @IsOptional() @IsString() @MaxLength(2048) @IsUrl({ require_protocol: true, protocols: ['http', 'https'] }) avatar_url?: string;
+  @IsOptional()
+  @IsString()
+  @MaxLength(2048)
+  @IsUrl({ require_protocol: true, protocols: ['http', 'https'] })
+  avatar_url?: string;
 
   /** Free-form JSON object, at most 4 KiB. */
   @IsOptional() @IsMetadata() metadata?: Record<string, unknown>;
 }
 
 export class BatchUserDto extends UpsertUserDto {
-  @IsString() @Matches(EXTERNAL_ID_PATTERN, { message: `external_id ${EXTERNAL_ID_RULE}` }) external_id!: string;
+  @IsString()
+  @Matches(EXTERNAL_ID_PATTERN, { message: `external_id ${EXTERNAL_ID_RULE}` })
+  external_id!: string;
 }
 
 export class BatchUpsertUsersDto {

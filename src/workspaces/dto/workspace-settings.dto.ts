@@ -75,7 +75,10 @@ export class PatchWorkspaceSettingsDto {
   @Min(LARGE_CHANNEL_THRESHOLD_MIN)
   @Max(LARGE_CHANNEL_THRESHOLD_MAX)
   large_channel_threshold?: number;
-  @IsOptionalNotNull() @ValidateNested() @Type(() => ModerationSettingsDto) moderation?: ModerationSettingsDto;
+  @IsOptionalNotNull()
+  @ValidateNested()
+  @Type(() => ModerationSettingsDto)
+  moderation?: ModerationSettingsDto;
 }
 
 /** The effective settings of a workspace, as GET /v1/workspace and the settings PATCH answer them. */

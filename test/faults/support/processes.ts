@@ -47,7 +47,6 @@ async function waitGone(pid: number, ms: number): Promise<boolean> {
   return true;
 }
 
-
 export async function poll<T>(
   what: string,
   fn: () => Promise<T | null | undefined | false>,

@@ -1137,6 +1137,41 @@ export type SearchPage = {
     has_more: boolean;
 };
 
+export type AuditEntry = {
+    id: string;
+    created_at: string;
+    /**
+     * null for the resolution of a user's flags entry
+     */
+    channel_id: string | null;
+    user_id: string | null;
+    message_id: string | null;
+    /**
+     * profanity, link, phone, flood, or `review` for resolutions of flags
+     */
+    rule: string;
+    /**
+     * flag, mask, reject, auto_mute, or a review action (dismiss, unsend_message, ban_user, shadow_ban_user)
+     */
+    action: string;
+    /**
+     * The start of the content concerned
+     */
+    excerpt: string;
+};
+
+export type AuditPage = {
+    /**
+     * The cursor of the next page (`before`, or `cursor` for search); null when `has_more` is false.
+     */
+    next_cursor: string | null;
+    entries: Array<AuditEntry>;
+    /**
+     * More items follow: pass `next_cursor` to get them.
+     */
+    has_more: boolean;
+};
+
 export type BanDto = {
     /**
      * Shown to moderators (GET /v1/bans, webhooks) and in the user's data export (which goes to the backend).
@@ -1357,41 +1392,6 @@ export type Erasure = {
      */
     messages_done: number;
     created_at: string;
-};
-
-export type AuditEntry = {
-    id: string;
-    created_at: string;
-    /**
-     * null for the resolution of a user's flags entry
-     */
-    channel_id: string | null;
-    user_id: string | null;
-    message_id: string | null;
-    /**
-     * profanity, link, phone, flood, or `review` for resolutions of flags
-     */
-    rule: string;
-    /**
-     * flag, mask, reject, auto_mute, or a review action (dismiss, unsend_message, ban_user, shadow_ban_user)
-     */
-    action: string;
-    /**
-     * The start of the content concerned
-     */
-    excerpt: string;
-};
-
-export type AuditPage = {
-    /**
-     * The cursor of the next page (`before`, or `cursor` for search); null when `has_more` is false.
-     */
-    next_cursor: string | null;
-    entries: Array<AuditEntry>;
-    /**
-     * More items follow: pass `next_cursor` to get them.
-     */
-    has_more: boolean;
 };
 
 export type GetHealthData = {
@@ -5161,6 +5161,65 @@ export type ListPinnedMessagesResponses = {
 
 export type ListPinnedMessagesResponse = ListPinnedMessagesResponses[keyof ListPinnedMessagesResponses];
 
+export type ListModerationAuditData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Page size, 1-100 (default 50).
+         */
+        limit?: number;
+        /**
+         * The `next_cursor` of the previous page.
+         */
+        before?: string;
+        /**
+         * Only entries about this user (external id).
+         */
+        user?: string;
+        /**
+         * Only entries in this channel (id or external_id).
+         */
+        channel?: string;
+        /**
+         * Only entries of this rule: profanity, link, phone or flood, or `review` for resolutions of flags.
+         */
+        rule?: 'profanity' | 'link' | 'phone' | 'flood' | 'review';
+    };
+    url: '/v1/moderation/audit';
+};
+
+export type ListModerationAuditErrors = {
+    /**
+     * VALIDATION_ERROR: a limit outside 1-100, a malformed cursor, an unknown parameter; an unknown rule
+     */
+    400: Error;
+    /**
+     * UNAUTHORIZED: missing, malformed, expired or wrongly signed credentials
+     */
+    401: Error;
+    /**
+     * FORBIDDEN: a user token (this route takes the workspace key)
+     */
+    403: Error;
+    /**
+     * INTERNAL: an unexpected error (never a stack trace or SQL)
+     */
+    500: Error;
+    /**
+     * UNAVAILABLE: the database or Redis is down; Retry-After in seconds
+     */
+    503: Error;
+};
+
+export type ListModerationAuditError = ListModerationAuditErrors[keyof ListModerationAuditErrors];
+
+export type ListModerationAuditResponses = {
+    200: AuditPage;
+};
+
+export type ListModerationAuditResponse = ListModerationAuditResponses[keyof ListModerationAuditResponses];
+
 export type UnbanUserData = {
     body?: never;
     path: {
@@ -5871,62 +5930,3 @@ export type GetErasureResponses = {
 };
 
 export type GetErasureResponse = GetErasureResponses[keyof GetErasureResponses];
-
-export type ListModerationAuditData = {
-    body?: never;
-    path?: never;
-    query?: {
-        /**
-         * Page size, 1-100 (default 50).
-         */
-        limit?: number;
-        /**
-         * The `next_cursor` of the previous page.
-         */
-        before?: string;
-        /**
-         * Only entries about this user (external id).
-         */
-        user?: string;
-        /**
-         * Only entries in this channel (id or external_id).
-         */
-        channel?: string;
-        /**
-         * Only entries of this rule: profanity, link, phone or flood, or `review` for resolutions of flags.
-         */
-        rule?: 'profanity' | 'link' | 'phone' | 'flood' | 'review';
-    };
-    url: '/v1/moderation/audit';
-};
-
-export type ListModerationAuditErrors = {
-    /**
-     * VALIDATION_ERROR: a limit outside 1-100, a malformed cursor, an unknown parameter; an unknown rule
-     */
-    400: Error;
-    /**
-     * UNAUTHORIZED: missing, malformed, expired or wrongly signed credentials
-     */
-    401: Error;
-    /**
-     * FORBIDDEN: a user token (this route takes the workspace key)
-     */
-    403: Error;
-    /**
-     * INTERNAL: an unexpected error (never a stack trace or SQL)
-     */
-    500: Error;
-    /**
-     * UNAVAILABLE: the database or Redis is down; Retry-After in seconds
-     */
-    503: Error;
-};
-
-export type ListModerationAuditError = ListModerationAuditErrors[keyof ListModerationAuditErrors];
-
-export type ListModerationAuditResponses = {
-    200: AuditPage;
-};
-
-export type ListModerationAuditResponse = ListModerationAuditResponses[keyof ListModerationAuditResponses];
