@@ -1,3 +1,5 @@
+import type { DomainEventType } from '../contract/events';
+
 /**
  * The webhook event names of SPEC.md (plus `channel.updated`, which the event log also records, and
  * CONTRACT §16's `message.pinned` / `message.unpinned`, §19's `message.flagged` / `user.flagged`). An event-log row whose type is one of these
@@ -24,7 +26,7 @@ export const WEBHOOK_EVENTS = [
   'user.created',
   'user.banned',
   'user.unbanned',
-] as const;
+] as const satisfies readonly DomainEventType[];
 
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
