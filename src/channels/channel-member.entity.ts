@@ -44,6 +44,13 @@ export class ChannelMember {
   @Column('timestamptz', { name: 'last_delivered_at' })
   lastDeliveredAt!: Date;
 
+  /** CONTRACT §22: the member's own read position just before this message (its created_at and id), when marked unread. */
+  @Column('timestamptz', { name: 'unread_at', nullable: true })
+  unreadAt!: Date | null;
+
+  @Column('uuid', { name: 'unread_id', nullable: true })
+  unreadId!: string | null;
+
   /** The member's own messages counted in the channel (the inbox's unread arithmetic). */
   @Column('bigint', { name: 'sent_count', default: 0 })
   sentCount!: number;

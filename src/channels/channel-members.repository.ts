@@ -118,12 +118,15 @@ export class ChannelMembersRepository {
     ]);
   }
 
-  /** Moves the read cursor (and the delivery cursor with it) to now; cursors never move backwards. */
+  /**
+   * Moves the read cursor (and the delivery cursor with it) to now, and drops a position marked unread;
+   * cursors never move backwards.
+   */
   async markRead(m: EntityManager, channelId: string, userId: string): Promise<MemberCursors | null> {
     const updated = await rows<MemberCursors>(
       m,
       `UPDATE channel_members SET last_read_at = GREATEST(last_read_at, clock_timestamp()),
-              last_delivered_at = GREATEST(last_delivered_at, clock_timestamp())
+              last_delivered_at = GREATEST(last_delivered_at, clock_timestamp()), unread_at = NULL, unread_id = NULL
         WHERE channel_id = $1 AND user_id = $2 RETURNING last_read_at, last_delivered_at`,
       [channelId, userId],
     );

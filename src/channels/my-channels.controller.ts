@@ -46,6 +46,15 @@ export class MyChannelsController {
     });
   }
 
+  /** The caller's view of one channel: the same object as an entry of GET /v1/me/channels (hidden or archived too). */
+  @Get(':id')
+  @ApiOperation({ operationId: 'getMyChannel', summary: "Get the caller's view of one channel" })
+  @ApiOkResponse({ type: MyChannelDto })
+  @ApiErrors({ 403: 'NOT_A_MEMBER: the caller is not in the channel', 404: NO_CHANNEL })
+  get(@CurrentPrincipal() p: UserPrincipal, @Param('id') id: string): Promise<MyChannelDto> {
+    return this.mine.get(p, id);
+  }
+
   /**
    * The caller's own state of the channel: mute push until a time or "forever", hide it
    * until someone else sends, archive it. Only the fields present change; answers the channel as

@@ -14,5 +14,6 @@ import { MyChannelsService } from './my-channels.service';
   imports: [ChannelsModule, MessageViewsModule],
   controllers: [MyChannelsController],
   providers: [MyChannelsService, ChannelStateService, ChannelStateRepository],
+  exports: [MyChannelsService],
 })
 export class MyChannelsModule {}

@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import type { UserPrincipal } from '../common/auth/principal';
 import { decodeTimeIdCursor, pageOf } from '../common/pagination';
 import { exactTime } from '../infra/database/sql';
 import { prepared } from '../infra/database/prepared';
 import { isoNotNull } from '../common/time';
+import { AppError } from '../common/errors/app-error';
+import { ChannelAccess } from './channel-access.service';
 import { MessageViews } from '../messages/message-view.service';
 import { HIDDEN_NOW, MUTED_UNTIL_SHOWN } from './channel-state.sql';
 import { CHANNEL_COLUMNS, ChannelRow, ChannelsRepository } from './channels.repository';
@@ -35,7 +37,22 @@ export interface InboxInclude {
  */
 const NOT_BLOCKED = `NOT ${hiddenFrom('msg', '$1::uuid')}`;
 
-const MEMBER_CHANNEL_COLUMNS = `${CHANNEL_COLUMNS}, c.message_count, cm.role AS my_role, cm.last_read_at, cm.sent_count,
+/** After every id: a position at an instant (not before a message) reads every message of that instant. */
+const MAX_UUID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+
+/** A message (alias msg) at or before the reader's position: read. */
+const READ = `msg.created_at <= page.pos_at AND (msg.created_at, msg.id) < (page.pos_at, page.pos_id)`;
+/** After it: unread. */
+const UNREAD = `msg.created_at >= page.pos_at AND (msg.created_at, msg.id) >= (page.pos_at, page.pos_id)`;
+
+/**
+ * The reader's read position (CONTRACT §22): just before the message marked unread (its created_at and
+ * id), or else `last_read_at` (every message up to that instant read). Shown as `last_read_at`, a
+ * position marked unread as the message's instant less 1 ms.
+ */
+const MEMBER_CHANNEL_COLUMNS = `${CHANNEL_COLUMNS}, c.message_count, cm.role AS my_role, cm.sent_count,
+  COALESCE(cm.unread_at - interval '1 millisecond', cm.last_read_at) AS last_read_at,
+  COALESCE(cm.unread_at, cm.last_read_at) AS pos_at, COALESCE(cm.unread_id, '${MAX_UUID}'::uuid) AS pos_id,
   ${exactTime('COALESCE(c.last_message_at, c.created_at)')} AS activity_key,
   ${MUTED_UNTIL_SHOWN} AS muted_until, ${HIDDEN_NOW} AS hidden, cm.archived`;
 
@@ -69,26 +86,26 @@ function inboxStatement(page: string): string {
             - (SELECT count(*) FROM message_gaps g WHERE g.channel_id = page.id AND g.channel_no > rd.read_no)
             - (page.sent_count
                - COALESCE((SELECT msg.sender_no FROM messages msg WHERE msg.user_id = $1 AND msg.channel_id = page.id
-                             AND msg.sender_no IS NOT NULL AND msg.created_at <= page.last_read_at ORDER BY msg.created_at DESC LIMIT 1), 0))
+                             AND msg.sender_no IS NOT NULL AND ${READ} ORDER BY msg.created_at DESC LIMIT 1), 0))
             - (SELECT count(*) FROM messages msg WHERE msg.channel_id = page.id AND msg.deleted_at IS NOT NULL
                   AND msg.show_in_channel IS NOT FALSE
-                  AND msg.created_at > page.last_read_at AND msg.user_id IS DISTINCT FROM $1 AND ${NOT_BLOCKED})
+                  AND ${UNREAD} AND msg.user_id IS DISTINCT FROM $1 AND ${NOT_BLOCKED})
             - COALESCE((SELECT sum(
                   COALESCE((SELECT msg.sender_no FROM messages msg WHERE msg.user_id = b.blocked_id AND msg.channel_id = page.id
                              AND msg.sender_no IS NOT NULL ORDER BY msg.created_at DESC LIMIT 1), 0)
                   - COALESCE((SELECT msg.sender_no FROM messages msg WHERE msg.user_id = b.blocked_id AND msg.channel_id = page.id
-                               AND msg.sender_no IS NOT NULL AND msg.created_at <= page.last_read_at ORDER BY msg.created_at DESC LIMIT 1), 0))
+                               AND msg.sender_no IS NOT NULL AND ${READ} ORDER BY msg.created_at DESC LIMIT 1), 0))
                 FROM blocks b WHERE b.blocker_id = $1), 0)
          )::int AS unread_count,
          (SELECT count(*) FROM message_mentions mm JOIN messages msg ON msg.id = mm.message_id
-           WHERE mm.user_id = $1 AND mm.channel_id = page.id AND mm.created_at > page.last_read_at
+           WHERE mm.user_id = $1 AND mm.channel_id = page.id AND mm.created_at >= page.pos_at AND (mm.created_at, mm.message_id) >= (page.pos_at, page.pos_id)
              AND msg.deleted_at IS NULL AND msg.user_id IS DISTINCT FROM $1 AND ${NOT_BLOCKED})::int AS mention_unread_count,
          (SELECT msg.id FROM messages msg WHERE msg.channel_id = page.id AND msg.show_in_channel IS NOT FALSE AND ${NOT_BLOCKED}
            ORDER BY msg.created_at DESC, msg.id DESC LIMIT 1) AS last_message_id
          FROM page
          CROSS JOIN LATERAL (
            SELECT COALESCE((SELECT msg.channel_no FROM messages msg WHERE msg.channel_id = page.id AND msg.show_in_channel IS NOT FALSE
-                             AND msg.channel_no IS NOT NULL AND msg.created_at <= page.last_read_at
+                             AND msg.channel_no IS NOT NULL AND ${READ}
                              ORDER BY msg.created_at DESC, msg.id DESC LIMIT 1), 0) AS read_no) rd
         ORDER BY COALESCE(page.last_message_at, page.created_at) DESC, page.id DESC`;
 }
@@ -114,7 +131,16 @@ export class MyChannelsService {
     private readonly db: DataSource,
     private readonly channels: ChannelsRepository,
     private readonly messages: MessageViews,
+    private readonly access: ChannelAccess,
   ) {}
+
+  /** GET /v1/me/channels/:id: the caller's view of one channel, as a list entry (by id or external id). */
+  async get(p: UserPrincipal, ref: string) {
+    const { channel } = await this.access.open(p, ref);
+    const view = await this.one(p, channel.id);
+    if (!view) throw new AppError('NOT_A_MEMBER'); // left meanwhile
+    return view;
+  }
 
   async list(
     p: UserPrincipal,
@@ -143,6 +169,22 @@ export class MyChannelsService {
   async one(p: UserPrincipal, channelId: string) {
     const rows = await prepared<MyChannelRow>(this.db.manager, ONE_STATEMENT, [p.userId, channelId]);
     return (await this.views(p, rows))[0] ?? null;
+  }
+
+  /** A member's read position and unread counts in a channel, as the inbox shows them (in `m`'s transaction); null when not a member. */
+  async readState(
+    m: EntityManager,
+    userId: string,
+    channelId: string,
+  ): Promise<{ last_read_at: string; unread_count: number; mention_unread_count: number } | null> {
+    const [row] = await prepared<MyChannelRow>(m, ONE_STATEMENT, [userId, channelId]);
+    return row
+      ? {
+          last_read_at: isoNotNull(row.last_read_at),
+          unread_count: row.unread_count,
+          mention_unread_count: row.mention_unread_count,
+        }
+      : null;
   }
 
   private async views(p: UserPrincipal, rows: MyChannelRow[]) {

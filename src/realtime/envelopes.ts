@@ -23,6 +23,7 @@ export function messageIdOf(e: StoredEvent): string | null {
     case 'message.reaction.removed':
       return e.payload.reaction.message_id;
     case 'message.mentioned':
+    case 'notification.mark_unread':
       return e.payload.message_id;
     case 'message.moderated':
     case 'message.flagged':
@@ -149,6 +150,8 @@ export class EnvelopeBuilder {
         return envelope(e, 'member.role_changed', e.payload, e.payload.channel_id);
       case 'channel.state_changed':
         return envelope(e, 'channel.state_changed', e.payload, e.payload.channel_id);
+      case 'notification.mark_unread':
+        return envelope(e, 'notification.mark_unread', e.payload, e.payload.channel_id);
       case 'user.created': // webhook-only events have no realtime form
       case 'user.banned':
       case 'user.unbanned':

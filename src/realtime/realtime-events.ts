@@ -80,6 +80,7 @@ export const REALTIME_NAME: Partial<Record<DomainEventType, ServerEventName>> = 
   'member.left': 'member.removed',
   'member.role_changed': 'member.role_changed',
   'channel.state_changed': 'channel.state_changed',
+  'notification.mark_unread': 'notification.mark_unread',
 };
 
 /**

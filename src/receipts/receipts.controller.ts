@@ -3,7 +3,13 @@ import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Auth } from '../common/auth/auth.decorator';
 import { CurrentPrincipal, WorkspacePrincipal } from '../common/auth/principal';
 import { ApiErrors, NO_CHANNEL } from '../common/errors/api-errors';
-import { ChannelReceiptsDto, MarkDto, ReadCursorsDto } from './dto/receipt.dto';
+import {
+  ChannelReceiptsDto,
+  MarkDto,
+  MarkUnreadDto,
+  MarkUnreadResultDto,
+  ReadCursorsDto,
+} from './dto/receipt.dto';
 import { ReceiptsService } from './receipts.service';
 
 const MARK_ERRORS = {
@@ -31,6 +37,30 @@ export class ReceiptsController {
     @Body() dto: MarkDto,
   ): Promise<ReadCursorsDto> {
     return this.receipts.markRead(p, id, dto.user_external_id);
+  }
+
+  /**
+   * Marks the channel unread from a message on: the caller's read position moves to just before it, so
+   * it and every later message count as unread again (their own messages never do). Receipts others see
+   * do not move back. A thread-only reply is marked in its thread instead.
+   */
+  @Post('unread')
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'markChannelUnread', summary: 'Mark a channel unread from a message on' })
+  @ApiBody({ type: MarkUnreadDto })
+  @ApiOkResponse({ type: MarkUnreadResultDto })
+  @ApiErrors({
+    ...MARK_ERRORS,
+    400: `${MARK_ERRORS[400]}; no message_id; a reply shown only in its thread`,
+    404: `${NO_CHANNEL}; NOT_FOUND: the message is not in the channel's history as the caller sees it`,
+    422: 'MESSAGE_DELETED: the message was unsent',
+  })
+  unread(
+    @CurrentPrincipal() p: WorkspacePrincipal,
+    @Param('id') id: string,
+    @Body() dto: MarkUnreadDto,
+  ): Promise<MarkUnreadResultDto> {
+    return this.receipts.markUnread(p, id, dto.message_id, dto.user_external_id);
   }
 
   /** Sets the caller's last_delivered_at to now. Cursors never move backwards. */

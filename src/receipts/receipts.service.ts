@@ -6,6 +6,11 @@ import { ChannelWriteContext, ChannelWrites } from '../channels/writes';
 import type { WorkspacePrincipal } from '../common/auth/principal';
 import { AppError } from '../common/errors/app-error';
 import { isoNotNull } from '../common/time';
+import { isUuid } from '../common/ids';
+import type { MarkUnreadPayload } from '../contract/events';
+import { EventLogService } from '../events/event-log.service';
+import { MyChannelsService } from '../channels/my-channels.service';
+import { hiddenFrom } from '../messages/visibility';
 import { isLarge } from '../workspaces/workspace-settings';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 
@@ -14,7 +19,12 @@ export interface Cursors {
   last_delivered_at: string;
 }
 
-/** Read and delivery cursors. They never move backwards; reading also delivers. */
+/**
+ * Read and delivery cursors. They never move backwards (reading also delivers), with one exception
+ * for the member's own view: mark unread (CONTRACT §22) puts their read position just before a
+ * message, which their unread counts follow; `last_read_at` stays the highest position ever read, which
+ * receipts and `channel.read` show.
+ */
 @Injectable()
 export class ReceiptsService {
   constructor(
@@ -23,7 +33,60 @@ export class ReceiptsService {
     private readonly writes: ChannelWrites,
     private readonly members: ChannelMembersRepository,
     private readonly workspaces: WorkspacesService,
+    private readonly mine: MyChannelsService,
+    private readonly events: EventLogService,
   ) {}
+
+  /**
+   * CONTRACT §22: the member's read position to just before the message (a message of the channel's
+   * history as they see it), their counts after it, and `notification.mark_unread` to their own sockets
+   * (an event with the member as audience, in the same transaction). Nothing for others, no webhook.
+   */
+  async markUnread(
+    p: WorkspacePrincipal,
+    ref: string,
+    messageId: string,
+    userExternalId?: string,
+  ): Promise<MarkUnreadPayload> {
+    const ctx = await this.target(p, ref, 'mark_read', userExternalId);
+    const actor = ctx.actor!;
+    if (!isUuid(messageId)) throw AppError.notFound('Message');
+    return this.db.transaction(async (m) => {
+      const [msg] = await m.query<{ deleted: boolean; thread_only: boolean }[]>(
+        `SELECT msg.deleted_at IS NOT NULL AS deleted, msg.show_in_channel IS FALSE AS thread_only
+           FROM messages msg WHERE msg.id = $1 AND msg.channel_id = $2 AND NOT ${hiddenFrom('msg', '$3::uuid')}`,
+        [messageId, ctx.channel.id, actor.id],
+      );
+      if (!msg) throw AppError.notFound('Message');
+      if (msg.thread_only)
+        throw AppError.validation(
+          'message_id',
+          'is a reply shown only in its thread: mark the thread unread instead',
+        );
+      if (msg.deleted) throw new AppError('MESSAGE_DELETED');
+      // the message's exact instant (microseconds) and id: the position sorts before it and after everything earlier
+      const moved = await m.query<unknown[]>(
+        `UPDATE channel_members cm SET unread_at = msg.created_at, unread_id = msg.id
+           FROM messages msg WHERE msg.id = $3 AND cm.channel_id = $1 AND cm.user_id = $2 RETURNING 1`,
+        [ctx.channel.id, actor.id, messageId],
+      );
+      const state = moved.length ? await this.mine.readState(m, actor.id, ctx.channel.id) : null;
+      if (!state) throw new AppError('NOT_A_MEMBER'); // left meanwhile
+      const payload: MarkUnreadPayload = {
+        channel_id: ctx.channel.id,
+        thread_id: null,
+        message_id: messageId,
+        ...state,
+      };
+      await this.events.append(m, {
+        workspaceId: p.workspaceId,
+        type: 'notification.mark_unread',
+        payload,
+        audience: [actor.id],
+      });
+      return payload;
+    });
+  }
 
   /**
    * Moves the read cursor; with read receipts on, `channel.read` takes the channel's next seq, except in

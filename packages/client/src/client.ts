@@ -36,6 +36,7 @@ import type {
   SyncMyEventsData,
   SyncPage,
   UpdateChannelDto,
+  MarkUnreadResult,
 } from './generated/types.gen.js';
 import { randomId } from './ids.js';
 import { Realtime, type AnyEventHandler, type EventHandler, type PresenceMode } from './realtime.js';
@@ -264,25 +265,9 @@ export class ChatClient {
     return this.rest.json('GET', '/v1/me/channels', { query });
   }
 
-  /** One of the caller's channels (by id or external_id), from the caller's channel list. */
-  async getMyChannel(channelId: string): Promise<MyChannel> {
-    let before: string | undefined;
-    for (;;) {
-      const page = await this.listMyChannels({
-        limit: 100,
-        include: 'hidden,archived',
-        ...(before ? { before } : {}),
-      });
-      const found = page.channels.find((c) => c.id === channelId || c.external_id === channelId);
-      if (found) return found;
-      if (!page.has_more || !page.next_cursor) break;
-      before = page.next_cursor;
-    }
-    throw new ChatApiError({
-      code: 'NOT_FOUND',
-      status: 404,
-      message: 'channel not found among the caller’s channels',
-    });
+  /** One of the caller's channels (by id or external_id), as its entry in the caller's channel list. */
+  getMyChannel(channelId: string): Promise<MyChannel> {
+    return this.rest.json('GET', `/v1/me/channels/${seg(channelId)}`);
   }
 
   updateMyChannel(channelId: string, body: UpdateChannelDto): Promise<Channel> {
@@ -319,6 +304,13 @@ export class ChatClient {
 
   markRead(channelId: string): Promise<ReadCursors> {
     return this.rest.json('POST', `/v1/channels/${seg(channelId)}/read`, { body: {} });
+  }
+
+  /** Mark the channel unread from a message on: it and every later message count as unread again. */
+  markUnread(channelId: string, messageId: string): Promise<MarkUnreadResult> {
+    return this.rest.json('POST', `/v1/channels/${seg(channelId)}/unread`, {
+      body: { message_id: messageId },
+    });
   }
 
   markDelivered(channelId: string): Promise<ReadCursors> {

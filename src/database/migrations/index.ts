@@ -26,6 +26,7 @@ import { SearchOffTheSend1763691090000 } from './1763691090000-search-off-the-se
 import { SearchPendingList1763691100000 } from './1763691100000-search-pending-list';
 import { LargeChannels1763691110000 } from './1763691110000-large-channels';
 import { MembersChangedAt1763691120000 } from './1763691120000-members-changed-at';
+import { MarkUnread1763691130000 } from './1763691130000-mark-unread';
 
 /** Every migration, in order. Listed explicitly so the same array serves the app, the CLI and tests. */
 export const MIGRATIONS = [
@@ -57,4 +58,5 @@ export const MIGRATIONS = [
   SearchPendingList1763691100000,
   LargeChannels1763691110000,
   MembersChangedAt1763691120000,
+  MarkUnread1763691130000,
 ];

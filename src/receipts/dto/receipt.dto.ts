@@ -1,5 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { IsOptional, IsString, Matches } from 'class-validator';
+import { IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { EXTERNAL_ID_PATTERN, EXTERNAL_ID_RULE } from '../../common/external-id';
 
 export class MarkDto {
@@ -28,4 +28,28 @@ export class MemberReceiptDto extends ReadCursorsDto {
 @ApiSchema({ name: 'ChannelReceipts' })
 export class ChannelReceiptsDto {
   members!: MemberReceiptDto[];
+}
+
+/** POST /v1/channels/:id/unread (CONTRACT §22). */
+export class MarkUnreadDto extends MarkDto {
+  /** The first message to count as unread again: it and every later one are unread. */
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(64)
+  message_id!: string;
+}
+
+/** The caller's read position and counts after marking a channel unread (also `notification.mark_unread`'s data). */
+@ApiSchema({ name: 'MarkUnreadResult' })
+export class MarkUnreadResultDto {
+  channel_id!: string;
+  /** Always null here (a thread's read state is its own). */
+  @ApiProperty({ type: 'string', nullable: true, enum: [null] })
+  thread_id!: null;
+  message_id!: string;
+  /** The message's `created_at` less 1 ms (counting uses the exact position, just before the message). */
+  @ApiProperty({ format: 'date-time' })
+  last_read_at!: string;
+  unread_count!: number;
+  mention_unread_count!: number;
 }

@@ -592,6 +592,32 @@ export type ReadCursors = {
     last_delivered_at: string;
 };
 
+export type MarkUnreadDto = {
+    /**
+     * Backend keys name the user they act for.
+     */
+    user_external_id?: string;
+    /**
+     * The first message to count as unread again: it and every later one are unread.
+     */
+    message_id: string;
+};
+
+export type MarkUnreadResult = {
+    /**
+     * Always null here (a thread's read state is its own).
+     */
+    thread_id: null;
+    /**
+     * The message's `created_at` less 1 ms (counting uses the exact position, just before the message).
+     */
+    last_read_at: string;
+    channel_id: string;
+    message_id: string;
+    unread_count: number;
+    mention_unread_count: number;
+};
+
 export type MemberReceipt = {
     last_read_at: string;
     last_delivered_at: string;
@@ -2585,6 +2611,102 @@ export type ListMyChannelsResponses = {
 
 export type ListMyChannelsResponse = ListMyChannelsResponses[keyof ListMyChannelsResponses];
 
+export type GetMyChannelData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/v1/me/channels/{id}';
+};
+
+export type GetMyChannelErrors = {
+    /**
+     * VALIDATION_ERROR: malformed input (a body that is not JSON, NUL characters, nesting too deep)
+     */
+    400: Error;
+    /**
+     * UNAUTHORIZED: missing, malformed, expired or wrongly signed credentials
+     */
+    401: Error;
+    /**
+     * NOT_A_MEMBER: the caller is not in the channel
+     */
+    403: Error;
+    /**
+     * NOT_FOUND: no such channel in the workspace (by id or external_id)
+     */
+    404: Error;
+    /**
+     * INTERNAL: an unexpected error (never a stack trace or SQL)
+     */
+    500: Error;
+    /**
+     * UNAVAILABLE: the database or Redis is down; Retry-After in seconds
+     */
+    503: Error;
+};
+
+export type GetMyChannelError = GetMyChannelErrors[keyof GetMyChannelErrors];
+
+export type GetMyChannelResponses = {
+    200: MyChannel;
+};
+
+export type GetMyChannelResponse = GetMyChannelResponses[keyof GetMyChannelResponses];
+
+export type UpdateMyChannelData = {
+    body: UpdateChannelDto;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/v1/me/channels/{id}';
+};
+
+export type UpdateMyChannelErrors = {
+    /**
+     * VALIDATION_ERROR: a bad field
+     */
+    400: Error;
+    /**
+     * UNAUTHORIZED: missing, malformed, expired or wrongly signed credentials
+     */
+    401: Error;
+    /**
+     * NOT_A_MEMBER: the caller is not in the channel; FORBIDDEN: the caller is not an admin of the group; FORBIDDEN also for a direct channel's fields only the backend may change
+     */
+    403: Error;
+    /**
+     * NOT_FOUND: no such channel in the workspace (by id or external_id)
+     */
+    404: Error;
+    /**
+     * PAYLOAD_TOO_LARGE: a body over 256 KiB
+     */
+    413: Error;
+    /**
+     * UNSUPPORTED_MEDIA_TYPE: a body in an encoding or charset the server cannot read
+     */
+    415: Error;
+    /**
+     * INTERNAL: an unexpected error (never a stack trace or SQL)
+     */
+    500: Error;
+    /**
+     * UNAVAILABLE: the database or Redis is down; Retry-After in seconds
+     */
+    503: Error;
+};
+
+export type UpdateMyChannelError = UpdateMyChannelErrors[keyof UpdateMyChannelErrors];
+
+export type UpdateMyChannelResponses = {
+    200: Channel;
+};
+
+export type UpdateMyChannelResponse = UpdateMyChannelResponses[keyof UpdateMyChannelResponses];
+
 export type SetMyChannelStateData = {
     body?: ChannelStateDto;
     path: {
@@ -2639,58 +2761,6 @@ export type SetMyChannelStateResponses = {
 };
 
 export type SetMyChannelStateResponse = SetMyChannelStateResponses[keyof SetMyChannelStateResponses];
-
-export type UpdateMyChannelData = {
-    body: UpdateChannelDto;
-    path: {
-        id: string;
-    };
-    query?: never;
-    url: '/v1/me/channels/{id}';
-};
-
-export type UpdateMyChannelErrors = {
-    /**
-     * VALIDATION_ERROR: a bad field
-     */
-    400: Error;
-    /**
-     * UNAUTHORIZED: missing, malformed, expired or wrongly signed credentials
-     */
-    401: Error;
-    /**
-     * NOT_A_MEMBER: the caller is not in the channel; FORBIDDEN: the caller is not an admin of the group; FORBIDDEN also for a direct channel's fields only the backend may change
-     */
-    403: Error;
-    /**
-     * NOT_FOUND: no such channel in the workspace (by id or external_id)
-     */
-    404: Error;
-    /**
-     * PAYLOAD_TOO_LARGE: a body over 256 KiB
-     */
-    413: Error;
-    /**
-     * UNSUPPORTED_MEDIA_TYPE: a body in an encoding or charset the server cannot read
-     */
-    415: Error;
-    /**
-     * INTERNAL: an unexpected error (never a stack trace or SQL)
-     */
-    500: Error;
-    /**
-     * UNAVAILABLE: the database or Redis is down; Retry-After in seconds
-     */
-    503: Error;
-};
-
-export type UpdateMyChannelError = UpdateMyChannelErrors[keyof UpdateMyChannelErrors];
-
-export type UpdateMyChannelResponses = {
-    200: Channel;
-};
-
-export type UpdateMyChannelResponse = UpdateMyChannelResponses[keyof UpdateMyChannelResponses];
 
 export type RemoveMyChannelMembersData = {
     body: MembersDto;
@@ -2955,6 +3025,62 @@ export type MarkChannelReadResponses = {
 };
 
 export type MarkChannelReadResponse = MarkChannelReadResponses[keyof MarkChannelReadResponses];
+
+export type MarkChannelUnreadData = {
+    body: MarkUnreadDto;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/v1/channels/{id}/unread';
+};
+
+export type MarkChannelUnreadErrors = {
+    /**
+     * VALIDATION_ERROR: a backend key without user_external_id, or a malformed one; no message_id; a reply shown only in its thread
+     */
+    400: Error;
+    /**
+     * UNAUTHORIZED: missing, malformed, expired or wrongly signed credentials
+     */
+    401: Error;
+    /**
+     * NOT_A_MEMBER: the user is not in the channel
+     */
+    403: Error;
+    /**
+     * NOT_FOUND: no such channel in the workspace (by id or external_id); NOT_FOUND: the message is not in the channel's history as the caller sees it
+     */
+    404: Error;
+    /**
+     * PAYLOAD_TOO_LARGE: a body over 256 KiB
+     */
+    413: Error;
+    /**
+     * UNSUPPORTED_MEDIA_TYPE: a body in an encoding or charset the server cannot read
+     */
+    415: Error;
+    /**
+     * MESSAGE_DELETED: the message was unsent
+     */
+    422: Error;
+    /**
+     * INTERNAL: an unexpected error (never a stack trace or SQL)
+     */
+    500: Error;
+    /**
+     * UNAVAILABLE: the database or Redis is down; Retry-After in seconds
+     */
+    503: Error;
+};
+
+export type MarkChannelUnreadError = MarkChannelUnreadErrors[keyof MarkChannelUnreadErrors];
+
+export type MarkChannelUnreadResponses = {
+    200: MarkUnreadResult;
+};
+
+export type MarkChannelUnreadResponse = MarkChannelUnreadResponses[keyof MarkChannelUnreadResponses];
 
 export type MarkChannelDeliveredData = {
     body?: MarkDto;

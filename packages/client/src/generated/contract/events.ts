@@ -168,6 +168,19 @@ export interface ChannelStatePayload {
 }
 
 /**
+ * CONTRACT §22: the user marked a channel unread from a message on; their own sockets and sync only.
+ * `last_read_at` is the message's instant less 1 ms; the counts are the user's own after the move.
+ */
+export interface MarkUnreadPayload {
+  channel_id: string;
+  thread_id: null;
+  message_id: string;
+  last_read_at: string;
+  unread_count: number;
+  mention_unread_count: number;
+}
+
+/**
  * CONTRACT §19: a report of a message (`message.flagged`) or a user (`user.flagged`). A workspace event
  * for webhooks only. `user_id` is the flagged user, or the message's author (null once the author was
  * deleted); `by_user` is null for automatic moderation's flags.
@@ -265,6 +278,8 @@ export interface DomainEventMap {
    * state it is, so it reaches that user's own sockets and /v1/me/sync and nobody else.
    */
   'channel.state_changed': ChannelStatePayload;
+  /** CONTRACT §22: user-scoped like channel.state_changed (audience: the user), no webhook. */
+  'notification.mark_unread': MarkUnreadPayload;
   /** CONTRACT §19: a ban was set (or replaced) or lifted; `channel_id` for a channel ban. Webhooks only. */
   'user.banned': BanPayload;
   'user.unbanned': BanPayload;

@@ -3,6 +3,7 @@ import type {
   ChannelPayload,
   ChannelStatePayload,
   DomainEventMap,
+  MarkUnreadPayload,
   MemberChangePayload,
   MessageView,
   PinPayload,
@@ -37,6 +38,8 @@ export interface ServerEventMap {
   'notification.mention': { message: MessageView };
   /** User-scoped (no seq): the user's own state of a channel changed (CONTRACT §18), to that user's sockets only. */
   'channel.state_changed': ChannelStatePayload;
+  /** User-scoped (no seq): the user marked a channel unread from a message on (CONTRACT §22). */
+  'notification.mark_unread': MarkUnreadPayload;
   'presence.changed': PresenceChange;
   /** Only to sockets that asked for it (`presence: 'batch'`): a channel's presence changes since the previous batch. */
   'presence.batch': PresenceBatch;
@@ -65,6 +68,7 @@ export const SERVER_EVENTS = [
   'member.role_changed',
   'notification.mention',
   'channel.state_changed',
+  'notification.mark_unread',
   'presence.changed',
   'presence.batch',
   'typing.start',
