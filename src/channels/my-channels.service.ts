@@ -42,6 +42,12 @@ const MAX_UUID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
 
 /** A message (alias msg) at or before the reader's position: read. */
 const READ = `msg.created_at <= page.pos_at AND (msg.created_at, msg.id) < (page.pos_at, page.pos_id)`;
+/**
+ * The same for a sender's own messages, on the instant alone so the (user, channel, created_at) index
+ * answers it without the table: a position before a message excludes that message's instant, and no
+ * other message of the channel has that instant (they are stamped one by one under the channel's lock).
+ */
+const READ_BY_SENDER = `msg.created_at <= page.pos_at AND (NOT page.marked OR msg.created_at < page.pos_at)`;
 /** After it: unread. */
 const UNREAD = `msg.created_at >= page.pos_at AND (msg.created_at, msg.id) >= (page.pos_at, page.pos_id)`;
 
@@ -53,6 +59,7 @@ const UNREAD = `msg.created_at >= page.pos_at AND (msg.created_at, msg.id) >= (p
 const MEMBER_CHANNEL_COLUMNS = `${CHANNEL_COLUMNS}, c.message_count, cm.role AS my_role, cm.sent_count,
   COALESCE(cm.unread_at - interval '1 millisecond', cm.last_read_at) AS last_read_at,
   COALESCE(cm.unread_at, cm.last_read_at) AS pos_at, COALESCE(cm.unread_id, '${MAX_UUID}'::uuid) AS pos_id,
+  cm.unread_id IS NOT NULL AS marked,
   ${exactTime('COALESCE(c.last_message_at, c.created_at)')} AS activity_key,
   ${MUTED_UNTIL_SHOWN} AS muted_until, ${HIDDEN_NOW} AS hidden, cm.archived`;
 
@@ -86,7 +93,7 @@ function inboxStatement(page: string): string {
             - (SELECT count(*) FROM message_gaps g WHERE g.channel_id = page.id AND g.channel_no > rd.read_no)
             - (page.sent_count
                - COALESCE((SELECT msg.sender_no FROM messages msg WHERE msg.user_id = $1 AND msg.channel_id = page.id
-                             AND msg.sender_no IS NOT NULL AND ${READ} ORDER BY msg.created_at DESC LIMIT 1), 0))
+                             AND msg.sender_no IS NOT NULL AND ${READ_BY_SENDER} ORDER BY msg.created_at DESC LIMIT 1), 0))
             - (SELECT count(*) FROM messages msg WHERE msg.channel_id = page.id AND msg.deleted_at IS NOT NULL
                   AND msg.show_in_channel IS NOT FALSE
                   AND ${UNREAD} AND msg.user_id IS DISTINCT FROM $1 AND ${NOT_BLOCKED})
@@ -94,7 +101,7 @@ function inboxStatement(page: string): string {
                   COALESCE((SELECT msg.sender_no FROM messages msg WHERE msg.user_id = b.blocked_id AND msg.channel_id = page.id
                              AND msg.sender_no IS NOT NULL ORDER BY msg.created_at DESC LIMIT 1), 0)
                   - COALESCE((SELECT msg.sender_no FROM messages msg WHERE msg.user_id = b.blocked_id AND msg.channel_id = page.id
-                               AND msg.sender_no IS NOT NULL AND ${READ} ORDER BY msg.created_at DESC LIMIT 1), 0))
+                               AND msg.sender_no IS NOT NULL AND ${READ_BY_SENDER} ORDER BY msg.created_at DESC LIMIT 1), 0))
                 FROM blocks b WHERE b.blocker_id = $1), 0)
          )::int AS unread_count,
          (SELECT count(*) FROM message_mentions mm JOIN messages msg ON msg.id = mm.message_id

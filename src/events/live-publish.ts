@@ -29,6 +29,10 @@ export type LiveSink = (m: LiveMessage) => boolean;
  * rooms when it publishes the change, and a live send could overtake that move (a member who just
  * joined would miss it; one who just left would still get it). Past the log's usual lag with margin:
  * the change's stamp is taken at its statement, before the rest of its transaction and the commit.
+ * Known limits: the sender reads the stamp before its statement takes the channel's lock, so a change
+ * that commits in between (milliseconds) is not seen; and a change the publisher sends more than the
+ * grace after its statement (a long membership transaction, a publisher far behind) can still be
+ * overtaken. Deciding on what the publisher has sent, under the lock, would close both.
  */
 export const ROOM_MOVE_GRACE_MS = 3_000;
 
@@ -61,8 +65,8 @@ interface Line {
  * send of the same channel is still in flight here waits for it (one statement's time). A send can
  * still overtake an earlier event of its channel that the log's publisher sends (a reaction, an
  * edit) or a send of another instance; the client sees a jump and fills it from
- * /v1/channels/:id/events, as after any gap. It never overtakes a membership change: the sender leaves
- * a send soon after one to the log (ROOM_MOVE_GRACE_MS).
+ * /v1/channels/:id/events, as after any gap. A send soon after a membership change is left to the log
+ * (ROOM_MOVE_GRACE_MS), so it does not overtake the change's room moves.
  */
 @Injectable()
 export class LivePublish {

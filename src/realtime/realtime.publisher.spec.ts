@@ -34,19 +34,18 @@ describe('inSeqOrder', () => {
 });
 
 describe('RoomMoves', () => {
-  it('keeps who joined and who left a room lately, the last move of a user winning, for ROOM_MOVE_GRACE_MS', () => {
+  it('keeps who joined and who left a room lately, the last move of a user winning, each for ROOM_MOVE_GRACE_MS', () => {
     const moves = new RoomMoves();
     moves.joined('channel:a', 'user:1', 0);
     moves.joined('channel:a', 'user:2', 0);
     moves.left('channel:a', 'user:2', 10);
     moves.left('channel:a', 'user:3', 10);
     moves.joined('channel:a', 'user:3', 20);
-    const m = moves.of('channel:a', 30)!;
-    expect([...m.joined]).toEqual(['user:1', 'user:3']);
-    expect([...m.left]).toEqual(['user:2']);
+    expect(moves.of('channel:a', 30)).toEqual({ joined: ['user:1', 'user:3'], left: ['user:2'] });
     expect(moves.of('channel:b', 30)).toBeUndefined();
-    // each move extends the room's window from its own time
-    expect(moves.of('channel:a', 20 + ROOM_MOVE_GRACE_MS - 1)).toBeDefined();
+    // each user's move expires on its own
+    expect(moves.of('channel:a', ROOM_MOVE_GRACE_MS)).toEqual({ joined: ['user:3'], left: ['user:2'] });
+    expect(moves.of('channel:a', 10 + ROOM_MOVE_GRACE_MS)).toEqual({ joined: ['user:3'], left: [] });
     expect(moves.of('channel:a', 20 + ROOM_MOVE_GRACE_MS)).toBeUndefined();
   });
 });

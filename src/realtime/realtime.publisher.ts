@@ -77,9 +77,8 @@ const EVERYONE: Audience = { except: [] };
 
 /** The user rooms a channel's room gained and lost lately (RoomMoves). */
 interface Moved {
-  joined: Set<string>;
-  left: Set<string>;
-  until: number;
+  joined: string[];
+  left: string[];
 }
 
 /**
@@ -89,40 +88,45 @@ interface Moved {
  * which an instance with no socket in the room subscribes to only once the join has reached it, and
  * which is not ordered with the user room's channel that carried a leave. With the user rooms the emit
  * travels on the adapter's main channel and reaches the joined member's sockets whether or not their
- * join has landed yet, and never the left member's, whenever their leave lands.
+ * join has landed yet, and never the left member's, whenever their leave lands. Each user's move expires
+ * on its own (a room with steady churn keeps only the last grace's movers); a new leader starts with
+ * none (the moves of the grace before a takeover are not carried over).
  */
 export class RoomMoves {
-  private readonly rooms = new Map<string, Moved>();
+  /** room → user room → [joined?, until] */
+  private readonly rooms = new Map<string, Map<string, [boolean, number]>>();
   private added = 0;
 
   joined(room: string, user: string, now = Date.now()): void {
-    const m = this.entry(room, now);
-    m.left.delete(user);
-    m.joined.add(user);
+    this.move(room, user, true, now);
   }
 
   left(room: string, user: string, now = Date.now()): void {
-    const m = this.entry(room, now);
-    m.joined.delete(user);
-    m.left.add(user);
+    this.move(room, user, false, now);
   }
 
-  /** The room's recent moves, or undefined when it had none lately. */
+  /** The room's moves still within their grace, or undefined when there are none. */
   of(room: string, now = Date.now()): Moved | undefined {
-    const m = this.rooms.get(room);
-    if (m && m.until <= now) {
+    const users = this.rooms.get(room);
+    if (!users) return undefined;
+    const out: Moved = { joined: [], left: [] };
+    for (const [user, [joined, until]] of users) {
+      if (until <= now) users.delete(user);
+      else (joined ? out.joined : out.left).push(user);
+    }
+    if (!users.size) {
       this.rooms.delete(room);
       return undefined;
     }
-    return m;
+    return out;
   }
 
-  private entry(room: string, now: number): Moved {
-    if (++this.added % 1024 === 0) for (const [r, m] of this.rooms) if (m.until <= now) this.rooms.delete(r);
-    let m = this.of(room, now);
-    if (!m) this.rooms.set(room, (m = { joined: new Set(), left: new Set(), until: 0 }));
-    m.until = now + ROOM_MOVE_GRACE_MS;
-    return m;
+  private move(room: string, user: string, joined: boolean, now: number): void {
+    if (++this.added % 1024 === 0) for (const r of [...this.rooms.keys()]) this.of(r, now);
+    let users = this.rooms.get(room);
+    if (!users) this.rooms.set(room, (users = new Map<string, [boolean, number]>()));
+    users.delete(user); // kept in the order of the latest moves
+    users.set(user, [joined, now + ROOM_MOVE_GRACE_MS]);
   }
 }
 
@@ -435,8 +439,10 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
         // with the rooms of the members who joined lately (the same sockets once their join has landed)
         // and without those who left (RoomMoves)
         const moved = this.moves.of(room);
-        const rooms = moved?.joined.size ? [room, ...moved.joined] : room;
-        const left = moved?.left.size ? [...except, ...moved.left] : except;
+        // (a member leaving now gets this event through the room, and once only)
+        const joined = moved?.joined.filter((u) => u !== leaving) ?? [];
+        const rooms = joined.length ? [room, ...joined] : room;
+        const left = moved?.left.length ? [...except, ...moved.left] : except;
         send(left.length ? io.to(rooms).except(left) : io.to(rooms), env);
         if (leaving) send(io.to(leaving).except(room), env);
         if (e.type === 'message.mentioned' && e.payload.mentions.length)
