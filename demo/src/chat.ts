@@ -14,6 +14,8 @@ interface Conversation {
   receipts: Map<string, { read: string; delivered: string }>;
   members: string[];
   typing: Map<string, ReturnType<typeof setTimeout>>;
+  /** Marked unread while open: its counts show and it is not marked read until it is opened again. */
+  markedUnread: boolean;
 }
 
 interface Thread {
@@ -250,6 +252,7 @@ class ChatApp {
             receipts: new Map(),
             members: [],
             typing: new Map(),
+            markedUnread: false,
           });
       }
       this.renderChannels(page.channels.map((c) => c.id));
@@ -272,8 +275,9 @@ class ChatApp {
       ids.map((id) => {
         const c = this.conversations.get(id)!;
         const { info } = c;
-        const unread = this.active === c ? 0 : info.unread_count;
-        const mentions = this.active === c ? 0 : info.mention_unread_count;
+        const counted = this.active !== c || c.markedUnread;
+        const unread = counted ? info.unread_count : 0;
+        const mentions = counted ? info.mention_unread_count : 0;
         const label = `${this.channelName(info)}${unread ? `, ${unread} unread` : ''}${mentions ? `, ${mentions} mentioning you` : ''}`;
         return h(
           'li',
@@ -307,6 +311,7 @@ class ChatApp {
 
   private async open(c: Conversation, focus: boolean): Promise<void> {
     this.active = c;
+    c.markedUnread = false; // opened (again): read as usual
     this.closePanel();
     // picked by the user: on a phone the conversation takes the screen (the first channel opened at
     // start-up leaves the channel list in front)
@@ -385,7 +390,7 @@ class ChatApp {
   /** Marks the open channel read (soon, once): the sender's ticks turn to read. */
   private scheduleRead(): void {
     const c = this.active;
-    if (!c || document.visibilityState !== 'visible') return;
+    if (!c || c.markedUnread || document.visibilityState !== 'visible') return;
     const id = c.info.id;
     clearTimeout(this.readTimers.get(id));
     this.readTimers.set(
@@ -495,6 +500,7 @@ class ChatApp {
       openThread: (m) => void this.openThread(m),
       edit: (l, k, node) => this.startEdit(l, k, node),
       unsend: (m) => void this.unsend(m),
+      markUnread: (m) => void this.markUnread(m),
     });
   }
 
@@ -653,6 +659,11 @@ class ChatApp {
         delivered: r && r.delivered > d.last_read_at ? r.delivered : d.last_read_at,
       });
       if (c === this.active && d.external_id !== this.me) this.rerenderMine(c.list);
+    });
+    // marked unread here or on another of the user's devices
+    this.client.on('notification.mark_unread', (d) => {
+      const c = this.conversations.get(d.channel_id);
+      if (c) this.markedUnread(c, d.unread_count, d.mention_unread_count);
     });
     this.client.on('typing.start', (d, env) => this.onTyping(env.channel_id, d.external_id, true));
     this.client.on('typing.stop', (d, env) => this.onTyping(env.channel_id, d.external_id, false));
@@ -820,6 +831,27 @@ class ChatApp {
     if (!form.isConnected) node.querySelector('.meta')?.after(form);
     input.focus();
     input.select();
+  }
+
+  /** Marks the channel unread from this message on; it stays so (its counts show) until it is opened again. */
+  private async markUnread(m: Message): Promise<void> {
+    const c = this.conversations.get(m.channel_id);
+    if (!c) return;
+    try {
+      clearTimeout(this.readTimers.get(c.info.id));
+      this.readTimers.delete(c.info.id);
+      const state = await this.client.markUnread(c.info.id, m.id);
+      this.markedUnread(c, state.unread_count, state.mention_unread_count);
+    } catch (e) {
+      this.showError(e);
+    }
+  }
+
+  private markedUnread(c: Conversation, unread: number, mentions: number): void {
+    c.markedUnread = c === this.active;
+    c.info.unread_count = unread;
+    c.info.mention_unread_count = mentions;
+    this.renderChannels(this.channelOrder);
   }
 
   private async unsend(m: Message): Promise<void> {

@@ -40,6 +40,8 @@ export interface MessageContext {
   openThread(m: Message): void;
   edit(list: MessageList, key: string, node: HTMLElement): void;
   unsend(m: Message): void;
+  /** Mark the channel unread from this message on. */
+  markUnread(m: Message): void;
 }
 
 export function renderMessage(list: MessageList, key: string, ctx: MessageContext): HTMLElement {
@@ -148,6 +150,8 @@ export function renderMessage(list: MessageList, key: string, ctx: MessageContex
         ),
       );
       actions.push(h('button', { type: 'button', onclick: () => ctx.unsend(m) }, 'Unsend'));
+    } else if (!inThread) {
+      actions.push(h('button', { type: 'button', onclick: () => ctx.markUnread(m) }, 'Mark unread'));
     }
   }
 

@@ -157,7 +157,7 @@ describeInBrowser(__filename)('demo app in Chromium: two users chat', () => {
     expect(await message(bo, 'Hello Bo!').count()).toBe(1);
   });
 
-  it('shows unread and mention counts in the channel list, and mentions autocomplete from the members', async () => {
+  it('shows unread and mention counts in the channel list, marks a channel unread from a message, and mentions autocomplete from the members', async () => {
     const created = await backend.post('/v1/channels', {
       type: 'group',
       external_id: 'random',
@@ -198,6 +198,25 @@ describeInBrowser(__filename)('demo app in Chromium: two users chat', () => {
     );
     await random(ana).click();
     await expectVisible(message(ana, 'Lunch? @ana at noon').locator('.mention.me', { hasText: '@ana' }));
+    await eventually(
+      () => random(ana).getAttribute('aria-label'),
+      (v) => expect(v).toBe('#Random'),
+    );
+
+    // ana marks bo's first message unread: both count again, though #Random stays open
+    const lunch = message(ana, 'Lunch? @ana at noon');
+    await lunch.focus();
+    await lunch.getByRole('button', { name: 'Mark unread' }).click();
+    await eventually(
+      () => random(ana).getAttribute('aria-label'),
+      (v) => expect(v).toBe('#Random, 2 unread, 1 mentioning you'),
+    );
+    // bo's own messages offer no such action
+    await message(bo, 'Or later').focus();
+    await expectVisible(message(bo, 'Or later').getByRole('button', { name: 'Edit' }));
+    expect(await message(bo, 'Or later').getByRole('button', { name: 'Mark unread' }).count()).toBe(0);
+    // opening it again reads it
+    await random(ana).click();
     await eventually(
       () => random(ana).getAttribute('aria-label'),
       (v) => expect(v).toBe('#Random'),
