@@ -844,19 +844,7 @@ async function runChat(helpers: string, adapter: string): Promise<TargetResult &
   }));
   for (const p of problems)
     if (p.count) log(`  ${p.name}: ${p.count} warn/error log lines:\n    ${p.lines.join('\n    ')}`);
-  return {
-    channelId,
-    rates: best,
-    all,
-    perServer: c.connect.perServer,
-    before,
-    after,
-    connectMs: c.connect.ms,
-    connectCpu: { server: c.serverConnectCpuMs / c.connect.ok, clients: c.connect.cpuMs / c.connect.ok },
-    settle: c.settle,
-    sendErrors,
-    problems,
-  };
+  return { channelId, ...targetResult(c, { best, all }, before, after, sendErrors, problems) };
 }
 
 /** The floor; `envelope`: a chat-service `message.new` of this run, which it sends with each content. */
@@ -881,9 +869,21 @@ async function runBare(helpers: string, envelope: string): Promise<TargetResult>
   if (sendErrors.length) log(`  send errors: ${sendErrors.join(' | ')}`);
   await closeClients(c);
   await Promise.all([stopChild(s1.child), stopChild(s2.child)]);
+  return targetResult(c, { best, all }, before, after, sendErrors, []);
+}
+
+/** One target's figures from its clients, rates and memory readings. */
+function targetResult(
+  c: Clients,
+  rates: { best: RateResult[]; all: RateResult[] },
+  before: [Mem, Mem],
+  after: [Mem, Mem],
+  sendErrors: string[],
+  problems: TargetResult['problems'],
+): TargetResult {
   return {
-    rates: best,
-    all,
+    rates: rates.best,
+    all: rates.all,
     perServer: c.connect.perServer,
     before,
     after,
@@ -891,7 +891,7 @@ async function runBare(helpers: string, envelope: string): Promise<TargetResult>
     connectCpu: { server: c.serverConnectCpuMs / c.connect.ok, clients: c.connect.cpuMs / c.connect.ok },
     settle: c.settle,
     sendErrors,
-    problems: [],
+    problems,
   };
 }
 

@@ -47,7 +47,7 @@ const READ = `msg.created_at <= page.pos_at AND (msg.created_at, msg.id) < (page
  * answers it without the table: a position before a message excludes that message's instant, and no
  * other message of the channel has that instant (they are stamped one by one under the channel's lock).
  */
-const READ_BY_SENDER = `msg.created_at <= page.pos_at AND (NOT page.marked OR msg.created_at < page.pos_at)`;
+const READ_BY_SENDER = `msg.created_at <= page.pos_at AND (page.pos_id = '${MAX_UUID}' OR msg.created_at < page.pos_at)`;
 /** After it: unread. */
 const UNREAD = `msg.created_at >= page.pos_at AND (msg.created_at, msg.id) >= (page.pos_at, page.pos_id)`;
 
@@ -59,7 +59,6 @@ const UNREAD = `msg.created_at >= page.pos_at AND (msg.created_at, msg.id) >= (p
 const MEMBER_CHANNEL_COLUMNS = `${CHANNEL_COLUMNS}, c.message_count, cm.role AS my_role, cm.sent_count,
   COALESCE(cm.unread_at - interval '1 millisecond', cm.last_read_at) AS last_read_at,
   COALESCE(cm.unread_at, cm.last_read_at) AS pos_at, COALESCE(cm.unread_id, '${MAX_UUID}'::uuid) AS pos_id,
-  cm.unread_id IS NOT NULL AS marked,
   ${exactTime('COALESCE(c.last_message_at, c.created_at)')} AS activity_key,
   ${MUTED_UNTIL_SHOWN} AS muted_until, ${HIDDEN_NOW} AS hidden, cm.archived`;
 
@@ -185,13 +184,7 @@ export class MyChannelsService {
     channelId: string,
   ): Promise<{ last_read_at: string; unread_count: number; mention_unread_count: number } | null> {
     const [row] = await prepared<MyChannelRow>(m, ONE_STATEMENT, [userId, channelId]);
-    return row
-      ? {
-          last_read_at: isoNotNull(row.last_read_at),
-          unread_count: row.unread_count,
-          mention_unread_count: row.mention_unread_count,
-        }
-      : null;
+    return row ? readStateOf(row) : null;
   }
 
   private async views(p: UserPrincipal, rows: MyChannelRow[]) {
@@ -206,9 +199,7 @@ export class MyChannelsService {
       return {
         ...v,
         role: row.type === 'direct' ? null : row.my_role,
-        unread_count: row.unread_count,
-        mention_unread_count: row.mention_unread_count,
-        last_read_at: isoNotNull(row.last_read_at),
+        ...readStateOf(row),
         last_message: row.last_message_id ? (lastById.get(row.last_message_id) ?? null) : null,
         muted_until: row.muted_until,
         hidden: row.hidden,
@@ -216,4 +207,17 @@ export class MyChannelsService {
       };
     });
   }
+}
+
+/** The reader's position and counts of an inbox row, as every view of it shows them. */
+function readStateOf(row: MyChannelRow): {
+  last_read_at: string;
+  unread_count: number;
+  mention_unread_count: number;
+} {
+  return {
+    last_read_at: isoNotNull(row.last_read_at),
+    unread_count: row.unread_count,
+    mention_unread_count: row.mention_unread_count,
+  };
 }

@@ -403,32 +403,19 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
         e.type === 'member.joined' || e.type === 'member.left'
           ? { room: channelRoom(e.payload.channel_id), user: userRoom(e.payload.user_id) }
           : null;
-      if (moved && e.type === 'member.joined') {
-        io.local.in(moved.user).socketsJoin(moved.room);
-        io.in(moved.user).socketsJoin(moved.room);
-        this.moves.joined(moved.room, moved.user);
-      }
+      if (moved && e.type === 'member.joined') this.join(moved.user, moved.room);
       // user-scoped: only the audience's own sockets, on every instance (through the adapter); never
       // an empty room list, which would be every socket
       const rooms = (e.audience ?? []).map(userRoom);
       if (env && rooms.length) send(io.to(rooms), env);
-      if (moved && e.type === 'member.left') {
-        io.in(moved.user).socketsLeave(moved.room);
-        this.moves.left(moved.room, moved.user);
-      }
+      if (moved && e.type === 'member.left') this.leave(moved.user, moved.room);
       return;
     }
     const room = channelRoom(e.channel_id);
     // room moves first, so the event itself already reaches (or no longer reaches) the member
     const joining =
       e.type === 'channel.created' || e.type === 'member.joined' ? (e.audience ?? []).map(userRoom) : [];
-    for (const user of joining) {
-      // locally at once (the adapter would apply our own request only when it comes back from
-      // Redis, after the emit below), and on the other instances through Redis, ahead of the emit
-      io.local.in(user).socketsJoin(room);
-      io.in(user).socketsJoin(room);
-      this.moves.joined(room, user);
-    }
+    for (const user of joining) this.join(user, room);
     const leaving = e.type === 'member.left' ? userRoom(e.payload.user_id) : null;
     if (env) {
       this.metrics.publishLag.observe((Date.now() - e.created_at.getTime()) / 1000);
@@ -449,11 +436,26 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
           void this.notifyMentions(e, except, rendered);
       }
     }
-    if (leaving) {
-      io.in(leaving).socketsLeave(room);
-      this.moves.left(room, leaving);
-    }
+    if (leaving) this.leave(leaving, room);
     if (e.type === 'channel.deleted') io.in(room).socketsLeave(room);
+  }
+
+  /**
+   * A user's sockets into a channel's room: locally at once (the adapter would apply our own request
+   * only when it comes back from Redis, after the emit that follows), and on the other instances through
+   * Redis, ahead of that emit; kept in RoomMoves for the grace.
+   */
+  private join(user: string, room: string): void {
+    const io = this.gateway.server;
+    io.local.in(user).socketsJoin(room);
+    io.in(user).socketsJoin(room);
+    this.moves.joined(room, user);
+  }
+
+  /** A user's sockets out of a channel's room (after the event that tells them), kept in RoomMoves for the grace. */
+  private leave(user: string, room: string): void {
+    this.gateway.server.in(user).socketsLeave(room);
+    this.moves.left(room, user);
   }
 
   /** notification.mention goes to each mentioned user's own room, with the message. */

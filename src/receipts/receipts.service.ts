@@ -52,9 +52,17 @@ export class ReceiptsService {
     const actor = ctx.actor!;
     if (!isUuid(messageId)) throw AppError.notFound('Message');
     return this.db.transaction(async (m) => {
-      const [msg] = await m.query<{ deleted: boolean; thread_only: boolean }[]>(
-        `SELECT msg.deleted_at IS NOT NULL AS deleted, msg.show_in_channel IS FALSE AS thread_only
-           FROM messages msg WHERE msg.id = $1 AND msg.channel_id = $2 AND NOT ${hiddenFrom('msg', '$3::uuid')}`,
+      // the message as the member sees the channel's history; the position moves to it only when it may
+      // (its exact instant, to the microsecond, and id: before it and after everything earlier)
+      const [msg] = await m.query<{ deleted: boolean; thread_only: boolean; moved: boolean }[]>(
+        `WITH msg AS (
+           SELECT msg.id, msg.created_at, msg.deleted_at IS NOT NULL AS deleted, msg.show_in_channel IS FALSE AS thread_only
+             FROM messages msg WHERE msg.id = $1 AND msg.channel_id = $2 AND NOT ${hiddenFrom('msg', '$3::uuid')}),
+         moved AS (
+           UPDATE channel_members cm SET unread_at = msg.created_at, unread_id = msg.id
+             FROM msg WHERE NOT msg.deleted AND NOT msg.thread_only AND cm.channel_id = $2 AND cm.user_id = $3
+           RETURNING 1)
+         SELECT msg.deleted, msg.thread_only, EXISTS (SELECT 1 FROM moved) AS moved FROM msg`,
         [messageId, ctx.channel.id, actor.id],
       );
       if (!msg) throw AppError.notFound('Message');
@@ -64,13 +72,7 @@ export class ReceiptsService {
           'is a reply shown only in its thread: mark the thread unread instead',
         );
       if (msg.deleted) throw new AppError('MESSAGE_DELETED');
-      // the message's exact instant (microseconds) and id: the position sorts before it and after everything earlier
-      const moved = await m.query<unknown[]>(
-        `UPDATE channel_members cm SET unread_at = msg.created_at, unread_id = msg.id
-           FROM messages msg WHERE msg.id = $3 AND cm.channel_id = $1 AND cm.user_id = $2 RETURNING 1`,
-        [ctx.channel.id, actor.id, messageId],
-      );
-      const state = moved.length ? await this.mine.readState(m, actor.id, ctx.channel.id) : null;
+      const state = msg.moved ? await this.mine.readState(m, actor.id, ctx.channel.id) : null;
       if (!state) throw new AppError('NOT_A_MEMBER'); // left meanwhile
       const payload: MarkUnreadPayload = {
         channel_id: ctx.channel.id,
