@@ -36,6 +36,7 @@ import { SyncModule } from './sync/sync.module';
 import { AuthModule } from './auth/auth.module';
 import { WorkspacesApiModule } from './workspaces/workspaces-api.module';
 import { PinsModule } from './pins/pins.module';
+import { DraftsModule } from './drafts/drafts.module';
 import { BansModule } from './bans/bans.module';
 import { FlagsModule } from './flags/flags.module';
 import { ExportBuildModule } from './exports/export-build.module';
@@ -68,6 +69,7 @@ export class AppModule {
             DevicesModule,
             SearchModule,
             PinsModule,
+            DraftsModule,
             ModerationModule,
             BansModule,
             FlagsModule,

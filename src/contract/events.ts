@@ -179,6 +179,28 @@ export interface MarkUnreadPayload {
   mention_unread_count: number;
 }
 
+/** CONTRACT §24: a user's draft of a channel or a thread, as its owner sees it. */
+export interface DraftView {
+  channel_id: string;
+  channel_external_id: string;
+  /** The thread's root; null for the channel's own composer. */
+  thread_id: string | null;
+  parent_id: string | null;
+  content: string;
+  attachment_url: string | null;
+  /** External ids of the mentioned members. */
+  mentions: string[];
+  metadata: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+}
+
+/** CONTRACT §24: a draft was deleted (explicitly, by an empty save, or by the user's send into its scope). */
+export interface DraftDeletedPayload {
+  channel_id: string;
+  thread_id: string | null;
+}
+
 /**
  * CONTRACT §19: a report of a message (`message.flagged`) or a user (`user.flagged`). A workspace event
  * for webhooks only. `user_id` is the flagged user, or the message's author (null once the author was
@@ -279,6 +301,9 @@ export interface DomainEventMap {
   'channel.state_changed': ChannelStatePayload;
   /** CONTRACT §22: user-scoped like channel.state_changed (audience: the user), no webhook. */
   'notification.mark_unread': MarkUnreadPayload;
+  /** CONTRACT §24: user-scoped (audience: the draft's owner), never a webhook. */
+  'draft.updated': { draft: DraftView };
+  'draft.deleted': DraftDeletedPayload;
   /** CONTRACT §19: a ban was set (or replaced) or lifted; `channel_id` for a channel ban. Webhooks only. */
   'user.banned': BanPayload;
   'user.unbanned': BanPayload;

@@ -3,6 +3,7 @@ import { Ban } from '../bans/ban.entity';
 import { Block } from '../blocks/block.entity';
 import { ChannelMember } from '../channels/channel-member.entity';
 import { Channel } from '../channels/channel.entity';
+import { Draft } from '../drafts/draft.entity';
 import { UserErasure } from '../erasure/user-erasure.entity';
 import { EventLogEntry } from '../events/event-log-entry.entity';
 import { EventRelayCursor } from '../events/event-relay-cursor.entity';
@@ -61,4 +62,5 @@ export const ENTITIES = [
   Device,
   UserExport,
   UserErasure,
+  Draft,
 ];

@@ -21,6 +21,6 @@ import { MessagesService } from './messages.service';
     // seams: attachments binds its implementation here; MessageModeration is ModerationModule's (global, composed by AppModule)
     { provide: MessageAttachments, useClass: PresignedAttachments },
   ],
-  exports: [MessageViewsModule, MessagesService],
+  exports: [MessageViewsModule, MessagesService, MessageRules],
 })
 export class MessagesModule {}

@@ -37,6 +37,8 @@ export function messageIdOf(e: StoredEvent): string | null {
     case 'channel.deleted':
     case 'channel.read':
     case 'channel.state_changed':
+    case 'draft.updated':
+    case 'draft.deleted':
     case 'member.joined':
     case 'member.left':
     case 'member.role_changed':
@@ -152,6 +154,10 @@ export class EnvelopeBuilder {
         return envelope(e, 'channel.state_changed', e.payload, e.payload.channel_id);
       case 'notification.mark_unread':
         return envelope(e, 'notification.mark_unread', e.payload, e.payload.channel_id);
+      case 'draft.updated':
+        return envelope(e, 'draft.updated', e.payload, e.payload.draft.channel_id);
+      case 'draft.deleted':
+        return envelope(e, 'draft.deleted', e.payload, e.payload.channel_id);
       case 'user.created': // webhook-only events have no realtime form
       case 'user.banned':
       case 'user.unbanned':

@@ -8,12 +8,12 @@ import type { AppConfig } from '../config/config.schema';
 import { EVENT_COLUMNS, LogCursor, SETTLED_BOUND, settled } from '../events/event-log.reader';
 import type { StoredEvent } from '../events/event-types';
 import { EnvelopeBuilder } from '../realtime/envelopes';
-import type { AnyEnvelope } from '../contract/realtime';
+import type { AnyEnvelope, ServerEventName } from '../contract/realtime';
 import { hiddenFrom } from '../messages/visibility';
 
 export interface SyncEvent {
   seq?: number;
-  type: string;
+  type: ServerEventName;
   channel_id?: string;
   data: unknown;
   created_at: string;

@@ -114,6 +114,31 @@ describe('@chat-service/client', () => {
     expect([(bad as ChatApiError).status, (bad as ChatApiError).code]).toEqual([400, 'VALIDATION_ERROR']);
   });
 
+  it('saves, reads, lists and deletes drafts, which reach the user’s other client live', async () => {
+    const phone = track(recordedClient(t, ws, ana));
+    const laptop = track(recordedClient(t, ws, ana));
+    await laptop.client.connect();
+    expect(await phone.client.getDraft('team')).toBeNull();
+    const saved = await phone.client.saveDraft('team', { content: 'half a thought', mentions: ['bo'] });
+    expect([saved?.channel_id, saved?.content, saved?.mentions]).toEqual([
+      channel.id,
+      'half a thought',
+      ['bo'],
+    ]);
+    await until('the laptop hears of the draft', () =>
+      laptop.events.some((e) => e.type === 'draft.updated' && e.data.draft.content === 'half a thought'),
+    );
+    expect((await laptop.client.getDraft('team'))?.updated_at).toBe(saved?.updated_at);
+    expect((await laptop.client.listMyDrafts()).drafts.map((d) => d.content)).toEqual(['half a thought']);
+    expect(await phone.client.saveDraft('team', { content: '  ' })).toBeNull();
+    await until('the laptop hears the draft went', () =>
+      laptop.events.some((e) => e.type === 'draft.deleted' && e.data.channel_id === channel.id),
+    );
+    await phone.client.saveDraft('team', { content: 'again' });
+    await phone.client.deleteDraft('team');
+    expect((await laptop.client.listMyDrafts()).drafts).toEqual([]);
+  });
+
   it('retries a send whose answer was lost with the same idempotency key: one message, acknowledged', async () => {
     let lost = 0;
     const keys: string[] = [];

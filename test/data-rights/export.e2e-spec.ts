@@ -57,6 +57,7 @@ interface ExportDocument {
     reason: string | null;
   }[];
   bans: { channel_id: string | null; shadow: boolean; reason: string | null; expires_at: string | null }[];
+  drafts: { channel_id: string; thread_id: string | null; content: string; mentions: string[] }[];
 }
 
 const TTL_SECONDS = 2;
@@ -146,6 +147,14 @@ describe('data rights: user exports', () => {
     expect((await ana.api.post('/v1/me/devices', { token, platform: 'android' })).status).toBe(201);
     const other = await group(ws, 'bo', ['cy']); // ana is no member
     const b2 = await send(bo, other.id, 'bo elsewhere');
+    // drafts: ana's own (channel and thread), not bo's
+    const draft = { content: 'ana half-typed words', mentions: ['bo'] };
+    expect((await ana.api.put(`/v1/channels/${ch.id}/draft`, draft)).status).toBe(201);
+    const threadDraft = { content: 'ana thread draft', thread_id: a1.id };
+    expect((await ana.api.put(`/v1/channels/${ch.id}/draft`, threadDraft)).status).toBe(201);
+    expect((await bo.api.put(`/v1/channels/${ch.id}/draft`, { content: 'bo unsent draft' })).status).toBe(
+      201,
+    );
 
     const id = await requestExport(ws, 'ana');
     const pending = await ws.api.get(`/v1/exports/${id}`);
@@ -196,8 +205,25 @@ describe('data rights: user exports', () => {
       },
     ]);
 
+    expect(
+      doc.drafts
+        .map((d) => [d.channel_id, d.thread_id, d.content, d.mentions])
+        .sort((a, b) => String(a[2]).localeCompare(String(b[2]))),
+    ).toEqual([
+      [ch.id, null, draft.content, ['bo']],
+      [ch.id, a1.id, threadDraft.content, []],
+    ]);
+
     // the whole document, scanned: no other user's content, no full token
-    for (const foreign of [b1.content, c1.content, b2.content, '🔥', 'ana draft', 'ana regret']) {
+    for (const foreign of [
+      b1.content,
+      c1.content,
+      b2.content,
+      '🔥',
+      'ana draft',
+      'ana regret',
+      'bo unsent draft',
+    ]) {
       expect(text).not.toContain(foreign);
     }
     expect(text).not.toContain(token);
@@ -209,7 +235,8 @@ describe('data rights: user exports', () => {
     await ws.user('dee', 'Dee');
     const { doc } = await exportOf(ws, 'dee');
     expect(doc.user.external_id).toBe('dee');
-    expect([doc.messages, doc.memberships, doc.reactions, doc.blocks, doc.devices]).toEqual([
+    expect([doc.messages, doc.memberships, doc.reactions, doc.blocks, doc.devices, doc.drafts]).toEqual([
+      [],
       [],
       [],
       [],

@@ -37,6 +37,10 @@ import type {
   SyncPage,
   UpdateChannelDto,
   MarkUnreadResult,
+  Draft,
+  DraftList,
+  ListMyDraftsData,
+  SaveDraftDto,
 } from './generated/types.gen.js';
 import { randomId } from './ids.js';
 import { Realtime, type AnyEventHandler, type EventHandler, type PresenceMode } from './realtime.js';
@@ -99,6 +103,7 @@ export type SearchChannelMessagesQuery = SearchChannelMessagesData['query'];
 export type ListChannelEventsQuery = NonNullable<ListChannelEventsData['query']>;
 export type SyncQuery = NonNullable<SyncMyEventsData['query']>;
 export type GetPresenceQuery = NonNullable<GetChannelPresenceData['query']>;
+export type ListMyDraftsQuery = NonNullable<ListMyDraftsData['query']>;
 
 const seg = (s: string) => encodeURIComponent(s);
 const sleep = (ms: number, signal?: AbortSignal) =>
@@ -311,6 +316,40 @@ export class ChatClient {
     return this.rest.json('POST', `/v1/channels/${seg(channelId)}/unread`, {
       body: { message_id: messageId },
     });
+  }
+
+  // ---- drafts ----
+
+  /**
+   * Save the caller's draft of a channel (or of a thread, with `thread_id`): the saved draft, or null
+   * when empty content without an attachment deleted it. Other devices of the user get `draft.updated`.
+   */
+  async saveDraft(channelId: string, body: SaveDraftDto): Promise<Draft | null> {
+    const res = await this.rest.request<Draft>('PUT', `/v1/channels/${seg(channelId)}/draft`, { body });
+    return res.status === 204 ? null : res.data;
+  }
+
+  /** The caller's draft of a channel (or thread), or null when there is none. */
+  async getDraft(channelId: string, threadId?: string): Promise<Draft | null> {
+    try {
+      return await this.rest.json('GET', `/v1/channels/${seg(channelId)}/draft`, {
+        query: threadId ? { thread_id: threadId } : {},
+      });
+    } catch (e) {
+      if (e instanceof ChatApiError && e.status === 404 && e.code === 'NOT_FOUND') return null;
+      throw e;
+    }
+  }
+
+  async deleteDraft(channelId: string, threadId?: string): Promise<void> {
+    await this.rest.request('DELETE', `/v1/channels/${seg(channelId)}/draft`, {
+      query: threadId ? { thread_id: threadId } : {},
+    });
+  }
+
+  /** The caller's drafts, most recently updated first. */
+  listMyDrafts(query: ListMyDraftsQuery = {}): Promise<DraftList> {
+    return this.rest.json('GET', '/v1/me/drafts', { query });
   }
 
   markDelivered(channelId: string): Promise<ReadCursors> {

@@ -22,6 +22,7 @@ export const API_TAGS: Record<string, string> = {
   reactions: 'One reaction per user and message.',
   receipts: 'Read and delivery cursors.',
   pins: 'Pinned messages.',
+  drafts: "The caller's drafts of channels and threads, synced across their devices. User JWT only.",
   search: 'Full-text search of messages.',
   sync: 'Catching up after a disconnect: events since a cursor.',
   attachments: 'Presigned uploads and the files they store.',

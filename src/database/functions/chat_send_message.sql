@@ -1,4 +1,5 @@
--- Sends one message under its channel's lock: checks, seq, counters, thread, mentions and events in one
+-- Sends one message under its channel's lock: checks, seq, counters, thread, mentions, the sender's draft
+-- and events in one
 -- call (src/channels/channel-writes.ts). Its lock key is the one src/events/channel-order.ts takes.
 CREATE OR REPLACE FUNCTION chat_send_message(p_channel uuid, p_workspace uuid, p_user uuid, p_sender_key text, p_type text, p_content text, p_attachment_url text, p_attachment jsonb, p_parent uuid, p_idempotency_key text, p_mentions uuid[], p_thread uuid, p_show_in_channel boolean, p_metadata jsonb, p_by_user boolean, p_shadowed boolean, p_event_ids uuid[], p_event_types text[], p_payloads jsonb[])
  RETURNS TABLE(outcome text, message_id uuid, created_at text, first_seq bigint, retry_after_ms bigint)
@@ -133,6 +134,22 @@ AS $function$
           SELECT v_id, x.user_id, p_channel, x.ord::smallint, v_created
             FROM unnest(p_mentions) WITH ORDINALITY AS x(user_id, ord)
           ON CONFLICT DO NOTHING;
+        END IF;
+
+        -- CONTRACT §24: the sender's draft of this channel or thread goes with the send (draft.deleted to them)
+        IF p_user IS NOT NULL THEN
+          IF p_thread IS NULL THEN
+            DELETE FROM drafts d WHERE d.user_id = p_user AND d.channel_id = p_channel AND d.thread_id IS NULL;
+          ELSE
+            DELETE FROM drafts d WHERE d.user_id = p_user AND d.channel_id = p_channel AND d.thread_id = p_thread;
+          END IF;
+          IF FOUND THEN
+            INSERT INTO events (id, workspace_id, channel_id, seq, type, payload, audience)
+            VALUES (encode(int8send(((extract(epoch FROM clock_timestamp()) * 1000)::bigint << 16) | 28672)
+                           || substring(uuid_send(gen_random_uuid()) FROM 9 FOR 8), 'hex')::uuid,
+                    p_workspace, NULL, NULL, 'draft.deleted',
+                    jsonb_build_object('channel_id', p_channel, 'thread_id', p_thread), ARRAY[p_user]);
+          END IF;
         END IF;
 
         IF v_n > 0 THEN

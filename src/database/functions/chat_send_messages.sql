@@ -104,6 +104,18 @@ AS $function$
             SELECT (m.v->'event_ids'->>0)::uuid, m.ws, m.ch, m.seq, 'message.created',
                    jsonb_set(jsonb_set(m.v->'payloads'->0, '{message,id}', to_jsonb(m.id)), '{message,created_at}', to_jsonb(m.iso))
               FROM msg m ORDER BY m.ord
+          ), dd AS (
+            -- CONTRACT §24: each sender's channel draft goes with their send (draft.deleted to them)
+            DELETE FROM drafts d USING (SELECT DISTINCT f.ch, f.usr FROM fast f WHERE f.usr IS NOT NULL) a
+             WHERE d.user_id = a.usr AND d.channel_id = a.ch AND d.thread_id IS NULL
+            RETURNING d.workspace_id, d.channel_id, d.user_id
+          ), de AS (
+            INSERT INTO events (id, workspace_id, channel_id, seq, type, payload, audience)
+            SELECT encode(int8send(((extract(epoch FROM clock_timestamp()) * 1000)::bigint << 16) | 28672)
+                          || substring(uuid_send(gen_random_uuid()) FROM 9 FOR 8), 'hex')::uuid,
+                   dd.workspace_id, NULL, NULL, 'draft.deleted',
+                   jsonb_build_object('channel_id', dd.channel_id, 'thread_id', NULL), ARRAY[dd.user_id]
+              FROM dd
           )
           SELECT m.ord, m.id, m.iso, m.seq FROM msg m
         LOOP

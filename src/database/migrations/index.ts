@@ -27,6 +27,7 @@ import { SearchPendingList1763691100000 } from './1763691100000-search-pending-l
 import { LargeChannels1763691110000 } from './1763691110000-large-channels';
 import { MembersChangedAt1763691120000 } from './1763691120000-members-changed-at';
 import { MarkUnread1763691130000 } from './1763691130000-mark-unread';
+import { Drafts1763691140000 } from './1763691140000-drafts';
 
 /** Every migration, in order. Listed explicitly so the same array serves the app, the CLI and tests. */
 export const MIGRATIONS = [
@@ -59,4 +60,5 @@ export const MIGRATIONS = [
   LargeChannels1763691110000,
   MembersChangedAt1763691120000,
   MarkUnread1763691130000,
+  Drafts1763691140000,
 ];

@@ -2,6 +2,7 @@ import type { ExportSection } from '../export-document';
 import { bansSection } from './bans.section';
 import { blocksSection } from './blocks.section';
 import { devicesSection } from './devices.section';
+import { draftsSection } from './drafts.section';
 import { flagsSection } from './flags.section';
 import { membershipsSection } from './memberships.section';
 import { messagesSection } from './messages.section';
@@ -23,4 +24,5 @@ export const EXPORT_SECTIONS: readonly ExportSection[] = [
   devicesSection,
   flagsSection,
   bansSection,
+  draftsSection,
 ];

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { SERVER_EVENTS, type ServerEventName } from '../../contract/realtime';
 
 /** Page size of the event routes: 1-500, default 100. */
 const EVENT_LIMIT = { type: 'integer', minimum: 1, maximum: 500, default: 100 } as const;
@@ -44,8 +45,9 @@ export class SyncEventDto {
   /** The channel's sequence number; absent on user-scoped events. */
   @ApiPropertyOptional({ type: 'integer' })
   seq?: number;
-  /** The event name, e.g. `message.new`. */
-  type!: string;
+  /** The event name, as realtime names it (`message.new`, `draft.updated`, …). */
+  @ApiProperty({ enum: SERVER_EVENTS, enumName: 'RealtimeEventName' })
+  type!: ServerEventName;
   /** Absent on events that concern no channel. */
   channel_id?: string;
   /** The event's payload, as the realtime envelope's `data`. */

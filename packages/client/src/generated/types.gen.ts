@@ -969,11 +969,20 @@ export type DeliveryWithAttempts = {
     attempt_log: Array<DeliveryAttempt>;
 };
 
+/**
+ * The event name, as realtime names it (`message.new`, `draft.updated`, …).
+ */
+export type RealtimeEventName = 'message.new' | 'message.updated' | 'message.deleted' | 'message.mentioned' | 'message.pinned' | 'message.unpinned' | 'reaction.add' | 'reaction.remove' | 'channel.created' | 'channel.updated' | 'channel.deleted' | 'channel.read' | 'member.added' | 'member.removed' | 'member.role_changed' | 'notification.mention' | 'channel.state_changed' | 'notification.mark_unread' | 'draft.updated' | 'draft.deleted' | 'presence.changed' | 'presence.batch' | 'typing.start' | 'typing.stop';
+
 export type SyncEvent = {
     /**
      * The channel's sequence number; absent on user-scoped events.
      */
     seq?: number;
+    /**
+     * The event name, as realtime names it (`message.new`, `draft.updated`, …).
+     */
+    type: RealtimeEventName;
     /**
      * The event's payload, as the realtime envelope's `data`.
      */
@@ -981,10 +990,6 @@ export type SyncEvent = {
         [key: string]: unknown;
     };
     created_at: string;
-    /**
-     * The event name, e.g. `message.new`.
-     */
-    type: string;
     /**
      * Absent on events that concern no channel.
      */
@@ -1160,6 +1165,62 @@ export type SearchPage = {
     /**
      * More items follow: pass `next_cursor` to get them.
      */
+    has_more: boolean;
+};
+
+export type SaveDraftDto = {
+    /**
+     * The text (or an attachment's caption). Empty or whitespace-only without an attachment deletes the draft (204).
+     */
+    content?: string;
+    /**
+     * The thread's root: a draft of a reply in that thread (one draft per thread beside the channel's own).
+     */
+    thread_id?: string;
+    /**
+     * Id of the quoted message (same channel).
+     */
+    parent_id?: string;
+    /**
+     * External ids of mentioned channel members (at most 50).
+     */
+    mentions?: Array<string>;
+    /**
+     * Must begin with the public attachment base URL, as a send's.
+     */
+    attachment_url?: string;
+    /**
+     * A JSON object of at most 4 KiB.
+     */
+    metadata?: {
+        [key: string]: unknown;
+    };
+};
+
+export type Draft = {
+    channel_id: string;
+    /**
+     * The thread's root; null for the channel's own draft
+     */
+    thread_id: string | null;
+    parent_id: string | null;
+    attachment_url: string | null;
+    /**
+     * External ids of the mentioned members.
+     */
+    mentions: Array<string>;
+    metadata: {
+        [key: string]: unknown;
+    };
+    created_at: string;
+    updated_at: string;
+    channel_external_id: string;
+    content: string;
+};
+
+export type DraftList = {
+    drafts: Array<Draft>;
+    next_cursor: string | null;
     has_more: boolean;
 };
 
@@ -5286,6 +5347,225 @@ export type ListPinnedMessagesResponses = {
 };
 
 export type ListPinnedMessagesResponse = ListPinnedMessagesResponses[keyof ListPinnedMessagesResponses];
+
+export type DeleteDraftData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query?: {
+        /**
+         * The thread's root; omit for the channel's own draft
+         */
+        thread_id?: string;
+    };
+    url: '/v1/channels/{id}/draft';
+};
+
+export type DeleteDraftErrors = {
+    /**
+     * VALIDATION_ERROR: a malformed thread_id
+     */
+    400: Error;
+    /**
+     * UNAUTHORIZED: missing, malformed, expired or wrongly signed credentials
+     */
+    401: Error;
+    /**
+     * NOT_A_MEMBER: a user outside the channel; FORBIDDEN: a workspace key (drafts are private to their user: user tokens only)
+     */
+    403: Error;
+    /**
+     * NOT_FOUND: no such channel in the workspace (by id or external_id)
+     */
+    404: Error;
+    /**
+     * INTERNAL: an unexpected error (never a stack trace or SQL)
+     */
+    500: Error;
+    /**
+     * UNAVAILABLE: the database or Redis is down; Retry-After in seconds
+     */
+    503: Error;
+};
+
+export type DeleteDraftError = DeleteDraftErrors[keyof DeleteDraftErrors];
+
+export type DeleteDraftResponses = {
+    /**
+     * Deleted, or there was none
+     */
+    204: void;
+};
+
+export type DeleteDraftResponse = DeleteDraftResponses[keyof DeleteDraftResponses];
+
+export type GetDraftData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query?: {
+        /**
+         * The thread's root; omit for the channel's own draft
+         */
+        thread_id?: string;
+    };
+    url: '/v1/channels/{id}/draft';
+};
+
+export type GetDraftErrors = {
+    /**
+     * VALIDATION_ERROR: a malformed thread_id
+     */
+    400: Error;
+    /**
+     * UNAUTHORIZED: missing, malformed, expired or wrongly signed credentials
+     */
+    401: Error;
+    /**
+     * NOT_A_MEMBER: a user outside the channel; FORBIDDEN: a workspace key (drafts are private to their user: user tokens only)
+     */
+    403: Error;
+    /**
+     * NOT_FOUND: no such channel in the workspace (by id or external_id); NOT_FOUND: no draft there
+     */
+    404: Error;
+    /**
+     * INTERNAL: an unexpected error (never a stack trace or SQL)
+     */
+    500: Error;
+    /**
+     * UNAVAILABLE: the database or Redis is down; Retry-After in seconds
+     */
+    503: Error;
+};
+
+export type GetDraftError = GetDraftErrors[keyof GetDraftErrors];
+
+export type GetDraftResponses = {
+    200: Draft;
+};
+
+export type GetDraftResponse = GetDraftResponses[keyof GetDraftResponses];
+
+export type SaveDraftData = {
+    body: SaveDraftDto;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/v1/channels/{id}/draft';
+};
+
+export type SaveDraftErrors = {
+    /**
+     * VALIDATION_ERROR: thread_id not a root of this channel, parent_id not in the channel, mentions of non-members, an attachment_url outside the public base URL, metadata over 4 KiB
+     */
+    400: Error;
+    /**
+     * UNAUTHORIZED: missing, malformed, expired or wrongly signed credentials
+     */
+    401: Error;
+    /**
+     * NOT_A_MEMBER: a user outside the channel; FORBIDDEN: a workspace key (drafts are private to their user: user tokens only)
+     */
+    403: Error;
+    /**
+     * NOT_FOUND: no such channel in the workspace (by id or external_id)
+     */
+    404: Error;
+    /**
+     * MESSAGE_TOO_LARGE: content over the message size limit
+     */
+    413: Error;
+    /**
+     * UNSUPPORTED_MEDIA_TYPE: a body in an encoding or charset the server cannot read
+     */
+    415: Error;
+    /**
+     * INTERNAL: an unexpected error (never a stack trace or SQL)
+     */
+    500: Error;
+    /**
+     * UNAVAILABLE: the database or Redis is down; Retry-After in seconds
+     */
+    503: Error;
+};
+
+export type SaveDraftError = SaveDraftErrors[keyof SaveDraftErrors];
+
+export type SaveDraftResponses = {
+    /**
+     * The draft replaced the previous one
+     */
+    200: Draft;
+    /**
+     * A new draft
+     */
+    201: Draft;
+    /**
+     * Empty content: the draft was deleted
+     */
+    204: void;
+};
+
+export type SaveDraftResponse = SaveDraftResponses[keyof SaveDraftResponses];
+
+export type ListMyDraftsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Page size, 1-100 (default 50).
+         */
+        limit?: number;
+        /**
+         * The `next_cursor` of the previous page.
+         */
+        before?: string;
+        /**
+         * Only the drafts of this channel (id or external_id).
+         */
+        channel?: string;
+    };
+    url: '/v1/me/drafts';
+};
+
+export type ListMyDraftsErrors = {
+    /**
+     * VALIDATION_ERROR: a limit outside 1-100, a malformed cursor, an unknown parameter
+     */
+    400: Error;
+    /**
+     * UNAUTHORIZED: missing, malformed, expired or wrongly signed credentials
+     */
+    401: Error;
+    /**
+     * NOT_A_MEMBER: a user outside the channel (the channel filter); FORBIDDEN: a workspace key (drafts are private to their user: user tokens only)
+     */
+    403: Error;
+    /**
+     * NOT_FOUND: no such channel in the workspace (by id or external_id)
+     */
+    404: Error;
+    /**
+     * INTERNAL: an unexpected error (never a stack trace or SQL)
+     */
+    500: Error;
+    /**
+     * UNAVAILABLE: the database or Redis is down; Retry-After in seconds
+     */
+    503: Error;
+};
+
+export type ListMyDraftsError = ListMyDraftsErrors[keyof ListMyDraftsErrors];
+
+export type ListMyDraftsResponses = {
+    200: DraftList;
+};
+
+export type ListMyDraftsResponse = ListMyDraftsResponses[keyof ListMyDraftsResponses];
 
 export type ListModerationAuditData = {
     body?: never;

@@ -3,6 +3,8 @@ import type {
   ChannelPayload,
   ChannelStatePayload,
   DomainEventMap,
+  DraftDeletedPayload,
+  DraftView,
   MarkUnreadPayload,
   MemberChangePayload,
   MessageView,
@@ -40,6 +42,9 @@ export interface ServerEventMap {
   'channel.state_changed': ChannelStatePayload;
   /** User-scoped (no seq): the user marked a channel unread from a message on (CONTRACT §22). */
   'notification.mark_unread': MarkUnreadPayload;
+  /** User-scoped (no seq): the user's draft was saved or deleted (CONTRACT §24), on any of their devices. */
+  'draft.updated': { draft: DraftView };
+  'draft.deleted': DraftDeletedPayload;
   'presence.changed': PresenceChange;
   /** Only to sockets that asked for it (`presence: 'batch'`): a channel's presence changes since the previous batch. */
   'presence.batch': PresenceBatch;
@@ -69,6 +74,8 @@ export const SERVER_EVENTS = [
   'notification.mention',
   'channel.state_changed',
   'notification.mark_unread',
+  'draft.updated',
+  'draft.deleted',
   'presence.changed',
   'presence.batch',
   'typing.start',

@@ -1,0 +1,183 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { ChannelAccess } from '../channels/channel-access.service';
+import type { ChannelRow } from '../channels/channels.repository';
+import type { UserPrincipal } from '../common/auth/principal';
+import { AppError } from '../common/errors/app-error';
+import { newId } from '../common/ids';
+import { decodeTimeIdCursor, pageOf } from '../common/pagination';
+import type { DomainEventMap, DraftView } from '../contract/events';
+import { CHANNEL_ORDER_LOCK_SEED } from '../events/channel-order';
+import { EventLogService } from '../events/event-log.service';
+import { exactTime, isoTime, rows } from '../infra/database/sql';
+import { MessageRules } from '../messages/message-rules';
+import type { SendMessageDto } from '../messages/dto/send-message.dto';
+import type { MyDraftsQueryDto, SaveDraftDto } from './dto/draft.dto';
+
+interface DraftRow extends DraftView {
+  id: string;
+  updated_key: string;
+}
+
+/** A draft row `d`'s mentions as external ids, in their order (a user being erased is left out). */
+export const DRAFT_MENTIONS = `COALESCE((SELECT json_agg(u.external_id ORDER BY x.ord) FROM unnest(d.mention_ids) WITH ORDINALITY AS x(id, ord)
+  JOIN users u ON u.id = x.id AND u.external_id IS NOT NULL), '[]'::json)`;
+
+/** A draft row `d` (with its channel `c`) as CONTRACT §24 shows it, and its list key. */
+const DRAFT_COLUMNS = `d.id, d.channel_id, c.external_id AS channel_external_id, d.thread_id, d.parent_id, d.content,
+  d.attachment_url, d.metadata, ${isoTime('d.created_at')} AS created_at, ${isoTime('d.updated_at')} AS updated_at,
+  ${exactTime('d.updated_at')} AS updated_key, ${DRAFT_MENTIONS} AS mentions`;
+
+/** A save or delete of a draft and the user's sends into the channel never interleave (chat_send_message holds the lock exclusively). */
+const SHARE_CHANNEL_LOCK = `SELECT pg_advisory_xact_lock_shared(hashtextextended($1::text, ${CHANNEL_ORDER_LOCK_SEED}))`;
+
+function viewOf(r: DraftRow): DraftView {
+  return {
+    channel_id: r.channel_id,
+    channel_external_id: r.channel_external_id,
+    thread_id: r.thread_id,
+    parent_id: r.parent_id,
+    content: r.content,
+    attachment_url: r.attachment_url,
+    mentions: r.mentions,
+    metadata: r.metadata,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}
+
+/**
+ * Drafts (CONTRACT §24): one per (user, channel, thread or none), the user's own only. A save is checked
+ * as a send's content is (membership, size, thread root, parent, mentions, attachment URL, metadata),
+ * and writes `draft.updated` to the user's sockets and sync in its transaction; a delete writes
+ * `draft.deleted` when there was one. The user's send into the scope deletes it in the send's statement
+ * (chat_send_message); leaving the channel cascades.
+ */
+@Injectable()
+export class DraftsService {
+  constructor(
+    private readonly db: DataSource,
+    private readonly access: ChannelAccess,
+    private readonly rules: MessageRules,
+    private readonly events: EventLogService,
+  ) {}
+
+  /** PUT: the saved draft and whether it is new, or null when the save emptied it (the draft was deleted). */
+  async save(
+    p: UserPrincipal,
+    ref: string,
+    dto: SaveDraftDto,
+  ): Promise<{ draft: DraftView; created: boolean } | null> {
+    const { channel } = await this.access.open(p, ref);
+    const content = dto.content ?? '';
+    if (!content.trim() && !dto.attachment_url) {
+      const threadId = dto.thread_id ?? null;
+      await this.remove(p, channel, threadId);
+      return null;
+    }
+    this.rules.checkSize(content);
+    const checked = await this.rules.validate(
+      p.workspaceId,
+      channel,
+      {
+        content,
+        thread_id: dto.thread_id,
+        parent_id: dto.parent_id,
+        mentions: dto.mentions,
+        attachment_url: dto.attachment_url,
+      } satisfies SendMessageDto,
+      content,
+      false,
+    );
+    return this.db.transaction(async (m) => {
+      await m.query(SHARE_CHANNEL_LOCK, [channel.id]);
+      const [row] = await rows<DraftRow & { created: boolean }>(
+        m,
+        `WITH up AS (
+           INSERT INTO drafts AS d (id, workspace_id, channel_id, user_id, thread_id, parent_id, content, attachment_url,
+                                    mention_ids, metadata, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::uuid[], $10::jsonb, clock_timestamp(), clock_timestamp())
+           ON CONFLICT (user_id, channel_id, thread_id) DO UPDATE
+             SET parent_id = EXCLUDED.parent_id, content = EXCLUDED.content, attachment_url = EXCLUDED.attachment_url,
+                 mention_ids = EXCLUDED.mention_ids, metadata = EXCLUDED.metadata,
+                 updated_at = GREATEST(clock_timestamp(), d.updated_at + interval '1 millisecond')
+           RETURNING d.*, (xmax = 0) AS created)
+         SELECT ${DRAFT_COLUMNS}, d.created FROM up d JOIN channels c ON c.id = d.channel_id`,
+        [
+          newId(),
+          p.workspaceId,
+          channel.id,
+          p.userId,
+          checked.threadId,
+          checked.parentId,
+          content,
+          checked.attachmentUrl,
+          checked.mentions.map((x) => x.user_id),
+          JSON.stringify(dto.metadata ?? {}),
+        ],
+      );
+      if (!row) throw new Error('draft upsert answered nothing');
+      const draft = viewOf(row);
+      await this.append(m, p, 'draft.updated', { draft });
+      return { draft, created: row.created };
+    });
+  }
+
+  /** GET: the user's draft of the channel (or thread); 404 when there is none. */
+  async get(p: UserPrincipal, ref: string, threadId?: string): Promise<DraftView> {
+    const { channel } = await this.access.open(p, ref);
+    const [row] = await rows<DraftRow>(
+      this.db.manager,
+      `SELECT ${DRAFT_COLUMNS} FROM drafts d JOIN channels c ON c.id = d.channel_id
+        WHERE d.user_id = $1 AND d.channel_id = $2 AND ${threadId ? 'd.thread_id = $3' : 'd.thread_id IS NULL'}`,
+      threadId ? [p.userId, channel.id, threadId] : [p.userId, channel.id],
+    );
+    if (!row) throw AppError.notFound('Draft');
+    return viewOf(row);
+  }
+
+  /** DELETE: 204 whether or not there was one; `draft.deleted` only when there was. */
+  async delete(p: UserPrincipal, ref: string, threadId?: string): Promise<void> {
+    const { channel } = await this.access.open(p, ref);
+    await this.remove(p, channel, threadId ?? null);
+  }
+
+  /** GET /v1/me/drafts: newest `updated_at` first, optionally of one channel. */
+  async list(p: UserPrincipal, q: MyDraftsQueryDto) {
+    const limit = q.limit ?? 50;
+    const cursor = q.before ? decodeTimeIdCursor(q.before) : undefined;
+    const channelId = q.channel ? (await this.access.open(p, q.channel)).channel.id : null;
+    const found = await rows<DraftRow>(
+      this.db.manager,
+      `SELECT ${DRAFT_COLUMNS} FROM drafts d JOIN channels c ON c.id = d.channel_id
+        WHERE d.user_id = $1 AND ($2::uuid IS NULL OR d.channel_id = $2::uuid)
+          AND ($3::timestamptz IS NULL OR (d.updated_at, d.id) < ($3::timestamptz, $4::uuid))
+        ORDER BY d.updated_at DESC, d.id DESC LIMIT $5`,
+      [p.userId, channelId, cursor?.key ?? null, cursor?.id ?? null, limit + 1],
+    );
+    const page = pageOf(found, limit, (r) => [r.updated_key, r.id]);
+    return { drafts: page.items.map(viewOf), has_more: page.has_more, next_cursor: page.next_cursor };
+  }
+
+  private async remove(p: UserPrincipal, channel: ChannelRow, threadId: string | null): Promise<void> {
+    await this.db.transaction(async (m) => {
+      await m.query(SHARE_CHANNEL_LOCK, [channel.id]);
+      const gone = await rows<{ id: string }>(
+        m,
+        `DELETE FROM drafts d WHERE d.user_id = $1 AND d.channel_id = $2 AND ${threadId ? 'd.thread_id = $3' : 'd.thread_id IS NULL'} RETURNING d.id`,
+        threadId ? [p.userId, channel.id, threadId] : [p.userId, channel.id],
+      );
+      if (gone.length)
+        await this.append(m, p, 'draft.deleted', { channel_id: channel.id, thread_id: threadId });
+    });
+  }
+
+  private append<T extends 'draft.updated' | 'draft.deleted'>(
+    m: EntityManager,
+    p: UserPrincipal,
+    type: T,
+    payload: DomainEventMap[T],
+  ) {
+    return this.events.append(m, { workspaceId: p.workspaceId, type, payload, audience: [p.userId] });
+  }
+}
