@@ -37,6 +37,7 @@ import { AuthModule } from './auth/auth.module';
 import { WorkspacesApiModule } from './workspaces/workspaces-api.module';
 import { PinsModule } from './pins/pins.module';
 import { DraftsModule } from './drafts/drafts.module';
+import { ThreadsModule } from './threads/threads.module';
 import { BansModule } from './bans/bans.module';
 import { FlagsModule } from './flags/flags.module';
 import { ExportBuildModule } from './exports/export-build.module';
@@ -70,6 +71,7 @@ export class AppModule {
             SearchModule,
             PinsModule,
             DraftsModule,
+            ThreadsModule,
             ModerationModule,
             BansModule,
             FlagsModule,

@@ -663,7 +663,7 @@ class ChatApp {
     // marked unread here or on another of the user's devices
     this.client.on('notification.mark_unread', (d) => {
       const c = this.conversations.get(d.channel_id);
-      if (c) this.markedUnread(c, d.unread_count, d.mention_unread_count);
+      if (c && d.thread_id === null) this.markedUnread(c, d.unread_count, d.mention_unread_count);
     });
     this.client.on('typing.start', (d, env) => this.onTyping(env.channel_id, d.external_id, true));
     this.client.on('typing.stop', (d, env) => this.onTyping(env.channel_id, d.external_id, false));

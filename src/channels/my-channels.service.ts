@@ -11,6 +11,7 @@ import { MessageViews } from '../messages/message-view.service';
 import { HIDDEN_NOW, MUTED_UNTIL_SHOWN } from './channel-state.sql';
 import { CHANNEL_COLUMNS, ChannelRow, ChannelsRepository } from './channels.repository';
 import { hiddenFrom } from '../messages/visibility';
+import { unreadRepliesSql } from '../messages/thread-state.sql';
 
 interface MyChannelRow extends ChannelRow {
   my_role: 'admin' | 'member' | null;
@@ -18,6 +19,7 @@ interface MyChannelRow extends ChannelRow {
   activity_key: string;
   unread_count: number;
   mention_unread_count: number;
+  unread_threads: number;
   last_message_id: string | null;
   muted_until: string | null;
   hidden: boolean;
@@ -107,7 +109,13 @@ function inboxStatement(page: string): string {
            WHERE mm.user_id = $1 AND mm.channel_id = page.id AND mm.created_at >= page.pos_at AND (mm.created_at, mm.message_id) >= (page.pos_at, page.pos_id)
              AND msg.deleted_at IS NULL AND msg.user_id IS DISTINCT FROM $1 AND ${NOT_BLOCKED})::int AS mention_unread_count,
          (SELECT msg.id FROM messages msg WHERE msg.channel_id = page.id AND msg.show_in_channel IS NOT FALSE AND ${NOT_BLOCKED}
-           ORDER BY msg.created_at DESC, msg.id DESC LIMIT 1) AS last_message_id
+           ORDER BY msg.created_at DESC, msg.id DESC LIMIT 1) AS last_message_id,
+         (SELECT count(*) FROM thread_reads tr
+            JOIN message_threads t ON t.root_id = tr.root_id
+            JOIN messages msg ON msg.id = tr.root_id
+           WHERE tr.user_id = $1 AND tr.channel_id = page.id AND tr.participant
+             AND t.reply_count > 0 AND t.last_reply_at >= tr.read_at AND ${NOT_BLOCKED}
+             AND ${unreadRepliesSql('t', 'tr', '$1::uuid')} > 0)::int AS unread_threads
          FROM page
          CROSS JOIN LATERAL (
            SELECT COALESCE((SELECT msg.channel_no FROM messages msg WHERE msg.channel_id = page.id AND msg.show_in_channel IS NOT FALSE
@@ -128,7 +136,10 @@ const ONE_STATEMENT = inboxStatement(PAGE_OF_ONE);
  * erasure's `messages=delete`: an empty index range almost always), less unsent ones (a partial index
  * holds only those) and, for a reader who blocks someone, that user's (the same probes per blocked
  * user). Mentions are counted from the
- * reader's own mention rows after the cursor. Hidden and archived channels (CONTRACT §18) are left out
+ * reader's own mention rows after the cursor. `unread_threads` (CONTRACT §23) counts the reader's
+ * threads in the channel that had a reply after their cursor and still have unread replies by the
+ * thread arithmetic (src/messages/thread-state.sql.ts): an index range of the reader's thread cursors
+ * there, empty for a reader in no thread. Hidden and archived channels (CONTRACT §18) are left out
  * unless asked for; every channel carries the reader's `muted_until`, `hidden` and `archived`.
  */
 @Injectable()
@@ -200,6 +211,7 @@ export class MyChannelsService {
         ...v,
         role: row.type === 'direct' ? null : row.my_role,
         ...readStateOf(row),
+        unread_threads: row.unread_threads,
         last_message: row.last_message_id ? (lastById.get(row.last_message_id) ?? null) : null,
         muted_until: row.muted_until,
         hidden: row.hidden,

@@ -4,6 +4,7 @@ import type {
   DomainEventMap,
   DraftDeletedPayload,
   DraftView,
+  ThreadReadPayload,
   MarkUnreadPayload,
   MemberChangePayload,
   MessageView,
@@ -41,6 +42,8 @@ export interface ServerEventMap {
   'channel.state_changed': ChannelStatePayload;
   /** User-scoped (no seq): the user marked a channel unread from a message on (CONTRACT §22). */
   'notification.mark_unread': MarkUnreadPayload;
+  /** User-scoped (no seq): the user read a thread (CONTRACT §23). */
+  'notification.thread_read': ThreadReadPayload;
   /** User-scoped (no seq): the user's draft was saved or deleted (CONTRACT §24), on any of their devices. */
   'draft.updated': { draft: DraftView };
   'draft.deleted': DraftDeletedPayload;
@@ -73,6 +76,7 @@ export const SERVER_EVENTS = [
   'notification.mention',
   'channel.state_changed',
   'notification.mark_unread',
+  'notification.thread_read',
   'draft.updated',
   'draft.deleted',
   'presence.changed',

@@ -12,7 +12,9 @@ import { FlagReview } from '../flags/flag-review.entity';
 import { Flag } from '../flags/flag.entity';
 import { MessageGap } from '../messages/message-gap.entity';
 import { MessageMention } from '../messages/message-mention.entity';
+import { MessageThreadGap } from '../messages/message-thread-gap.entity';
 import { MessageThread } from '../messages/message-thread.entity';
+import { ThreadRead } from '../messages/thread-read.entity';
 import { Message } from '../messages/message.entity';
 import { ModerationAudit } from '../moderation/moderation-audit.entity';
 import { Mute } from '../mutes/mute.entity';
@@ -63,4 +65,6 @@ export const ENTITIES = [
   UserExport,
   UserErasure,
   Draft,
+  ThreadRead,
+  MessageThreadGap,
 ];

@@ -24,6 +24,10 @@ export class MessageThread {
   @Column('timestamptz', { name: 'last_reply_at', nullable: true })
   lastReplyAt!: Date | null;
 
+  /** The last reply ordinal given (`messages.thread_no`). */
+  @Column('bigint', { name: 'reply_no', default: 0 })
+  replyNo!: number;
+
   /** Reply authors, earliest first, at most 10. */
   @Column('uuid', { array: true, default: () => "'{}'" })
   participants!: string[];

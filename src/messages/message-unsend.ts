@@ -15,6 +15,8 @@ interface LockedMessage {
   shadowed: boolean;
   /** Its ordinal among the channel's counted messages (null: a thread-only reply or a shadowed message). */
   channel_no: string | null;
+  /** A reply's ordinal in its thread (null: not a reply, or shadowed). */
+  thread_no: string | null;
   /** A thread root with replies that are not being removed with it. */
   has_other_replies: boolean;
 }
@@ -85,7 +87,7 @@ export class MessageUnsend {
   /**
    * Removes the messages outright (an erasure's `messages=delete`). Their reactions, mentions, pins and
    * thread rows go with them (foreign keys), a reply that quoted one loses its quote (`parent_id` set
-   * null), their ordinals are kept as gaps so unread counts stay right, and their threads' counters
+   * null), their ordinals (in the channel, in a thread) are kept as gaps so unread counts stay right, and their threads' counters
    * are updated. Each fires `message.deleted` with `removed: true` (clients drop it, from pin lists
    * too: a removed message cannot be rendered for `message.unpinned`), except a shadowed one, which
    * nobody but its author ever saw. A thread root with replies that are not removed with it is unsent
@@ -111,6 +113,16 @@ export class MessageUnsend {
         [s.channel.id, ordinals],
       );
     }
+    const goneIds = new Set(gone.map((x) => x.id));
+    // a root removed with its replies takes its thread's state with it
+    const replies = gone.filter((x) => x.thread_no !== null && !goneIds.has(x.thread_id!));
+    if (replies.length) {
+      await s.m.query(
+        `INSERT INTO message_thread_gaps (root_id, thread_no)
+         SELECT * FROM unnest($1::uuid[], $2::bigint[]) ON CONFLICT DO NOTHING`,
+        [replies.map((x) => x.thread_id), replies.map((x) => x.thread_no)],
+      );
+    }
     const at = removedAt[0]!.at;
     const events: OutgoingEvent[] = gone
       .filter((x) => !x.shadowed)
@@ -129,7 +141,7 @@ export class MessageUnsend {
     if (!ids.length) return [];
     return rows<LockedMessage>(
       s.m,
-      `SELECT m.id, m.deleted_at, m.thread_id, m.shadowed, m.channel_no::text AS channel_no,
+      `SELECT m.id, m.deleted_at, m.thread_id, m.shadowed, m.channel_no::text AS channel_no, m.thread_no::text AS thread_no,
               (m.thread_id IS NULL
                 AND EXISTS (SELECT 1 FROM messages r WHERE r.thread_id = m.id AND r.id <> ALL ($1::uuid[]))) AS has_other_replies
          FROM messages m

@@ -15,8 +15,10 @@ import type {
   ReactionView,
   ReceiptStatus,
   ThreadCounters,
+  ThreadReadState,
   UserRef,
 } from '../contract/events';
+import { threadReadAt, threadStateColumns } from './thread-state.sql';
 
 export interface MessageViewer {
   workspaceId: string;
@@ -71,6 +73,12 @@ interface MessageRow {
   pb_id: string | null;
   pb_external_id: string | null;
   pb_name: string | null;
+  /** The root's last reply ordinal (0 or null: nobody ever replied). */
+  t_reply_no: string | null;
+  /** The viewer's cursor in the thread (CONTRACT §23), when they have one. */
+  ts_participant: boolean | null;
+  ts_unread: number | null;
+  ts_last_read_at: string | null;
 }
 
 /** A set of messages to render: a CTE body yielding `id` and `ord` (the answer's order), with its parameters. */
@@ -180,7 +188,8 @@ export class MessageViews {
               msg.content, msg.type, msg.attachment_url, msg.attachment, msg.metadata, msg.parent_id,
               ${isoTime('msg.created_at')} AS created_at, ${isoTime('msg.edited_at')} AS edited_at,
               ${isoTime('msg.deleted_at')} AS deleted_at, msg.created_key, msg.thread_id, msg.show_in_channel, msg.shadowed,
-              t.reply_count, ${isoTime('t.last_reply_at')} AS last_reply_at,
+              t.reply_count, ${isoTime('t.last_reply_at')} AS last_reply_at, t.reply_no AS t_reply_no,
+              ts.participant AS ts_participant, ts.unread_replies AS ts_unread, ts.last_read_at AS ts_last_read_at,
               CASE WHEN t.participants IS NOT NULL THEN ${threadParticipantsJson('t.participants')} END AS thread_participants,
               p.id AS p_id, pu.id AS p_user_id, pu.name AS p_user_name,
               left(p.content, ${QUOTE_MAX_CODE_POINTS}) AS p_content, p.type AS p_type, p.deleted_at IS NOT NULL AS p_deleted,
@@ -203,12 +212,16 @@ export class MessageViews {
          LEFT JOIN message_pins pin ON pin.message_id = msg.id
          LEFT JOIN users pb ON pb.id = pin.pinned_by
          LEFT JOIN message_threads t ON t.root_id = msg.id
+         -- the viewer's thread cursor: probed only for roots that have had replies (a one-time filter per row)
+         LEFT JOIN LATERAL (
+           SELECT ${threadStateColumns('t', 'tr', '$2::uuid')}, ${isoTime(threadReadAt('tr'))} AS last_read_at
+             FROM thread_reads tr WHERE t.root_id IS NOT NULL AND tr.root_id = msg.id AND tr.user_id = $2::uuid) ts ON true
          LEFT JOIN rx ON rx.message_id = msg.id
          LEFT JOIN mx ON mx.message_id = msg.id
         ORDER BY msg.ord`,
       [viewer.workspaceId, viewer.userId, ...source.params],
     );
-    return rows.map((r) => ({ view: viewOf(r, viewer.userId === null), created_key: r.created_key }));
+    return rows.map((r) => ({ view: viewOf(r, viewer.userId), created_key: r.created_key }));
   }
 
   /** One message; null when it is not in the workspace. */
@@ -217,8 +230,9 @@ export class MessageViews {
   }
 }
 
-/** `unseen`: rendered for no user (a backend key, or realtime before it picks the sockets). */
-function viewOf(r: RenderedRow, unseen: boolean): MessageView {
+/** `viewer` null: rendered for no user (a backend key, or realtime before it picks the sockets). */
+function viewOf(r: RenderedRow, viewer: string | null): MessageView {
+  const unseen = viewer === null;
   const deleted = r.deleted_at !== null;
   // an unsent message keeps its place in history but says nothing about what it said
   const mentioned = deleted ? [] : (r.mentions ?? []);
@@ -267,6 +281,7 @@ function viewOf(r: RenderedRow, unseen: boolean): MessageView {
             })),
           },
     ),
+    ...(viewer !== null && !r.thread_id ? { thread: threadStateOf(r, viewer, mentioned) } : {}),
     reactions: (r.reactions ?? []).map((x) => ({
       emoji: x.emoji,
       count: x.count,
@@ -281,6 +296,37 @@ function viewOf(r: RenderedRow, unseen: boolean): MessageView {
     edited_at: r.edited_at,
     deleted_at: r.deleted_at,
   };
+}
+
+/**
+ * The viewer's read state of a root (CONTRACT §23). A cursor row answers it. Without one: a root nobody
+ * replied to yet makes its author (cursor at the root) and the users it mentions (just before it)
+ * participants, as its first reply will record; once it has had replies, no row means no part in it.
+ */
+function threadStateOf(r: RenderedRow, viewer: string, mentioned: MentionRef[]): ThreadReadState {
+  if (r.ts_participant !== null)
+    return {
+      participant: r.ts_participant,
+      unread_replies: r.ts_unread ?? 0,
+      last_read_at: r.ts_last_read_at,
+    };
+  if (Number(r.t_reply_no ?? 0) === 0) {
+    if (r.user_id === viewer) return { participant: true, unread_replies: 0, last_read_at: r.created_at };
+    if (mentioned.some((x) => x.user_id === viewer))
+      return { participant: true, unread_replies: 0, last_read_at: lessOneMs(r.created_at) };
+  }
+  return NOT_IN_THREAD;
+}
+
+const NOT_IN_THREAD: ThreadReadState = { participant: false, unread_replies: 0, last_read_at: null };
+
+/** The author's own new message, as its send answers it to them. */
+export function ownThreadState(createdAt: string): ThreadReadState {
+  return { participant: true, unread_replies: 0, last_read_at: createdAt };
+}
+
+function lessOneMs(iso: string): string {
+  return new Date(Date.parse(iso) - 1).toISOString();
 }
 
 /** Stands for a new message's instant in what is built before its send stored it (the send sets the real one). */

@@ -24,6 +24,10 @@ import { User } from '../users/user.entity';
 @Index('messages_user_channel', { synchronize: false })
 // (thread_id, created_at, id) INCLUDE (user_id) WHERE thread_id IS NOT NULL: TypeORM cannot state INCLUDE
 @Index('messages_thread', { synchronize: false })
+@Index('messages_thread_unsent', ['threadId', 'createdAt'], {
+  where: 'thread_id IS NOT NULL AND deleted_at IS NOT NULL',
+})
+@Index('messages_thread_author', ['threadId', 'userId', 'createdAt'], { where: 'thread_id IS NOT NULL' })
 export class Message {
   @PrimaryColumn('uuid', { primaryKeyConstraintName: 'messages_pkey' })
   id!: string;
@@ -115,6 +119,10 @@ export class Message {
   /** The message's ordinal among its sender's counted messages in the channel. */
   @Column('bigint', { name: 'sender_no', nullable: true })
   senderNo!: number | null;
+
+  /** A stored reply's ordinal in its thread (CONTRACT §23's unread arithmetic); null for a shadowed reply. */
+  @Column('bigint', { name: 'thread_no', nullable: true })
+  threadNo!: number | null;
 
   /** A reply's thread root; null on every other message. */
   @Column('uuid', { name: 'thread_id', nullable: true })

@@ -21,6 +21,7 @@ import { MessageModeration, ModerationVerdict } from './message-moderation';
 import {
   createdPayload,
   freshView,
+  ownThreadState,
   MessageViewer,
   MessageViews,
   PENDING_TIME,
@@ -79,7 +80,7 @@ export class MessagesService {
     try {
       const result = await this.sendChecked(p, channelRef, dto, system);
       outcome = result.replayed ? 'replayed' : 'created';
-      return result;
+      return { ...result, message: answerView(p, result.message) };
     } catch (e) {
       const status = httpStatusOf(toAppError(e).error.code);
       outcome =
@@ -359,4 +360,17 @@ export class MessagesService {
     if (!view) throw AppError.notFound('Message');
     return view;
   }
+}
+
+/**
+ * The sent message as its sender's answer shows it: to a user, a new message (not a reply) carries their
+ * own thread read state (CONTRACT §23: its author takes part, from the message on); a backend key never
+ * sees one (a replay is rendered for the user it sends as).
+ */
+function answerView(p: WorkspacePrincipal, view: MessageView): MessageView {
+  if (p.kind !== 'user') {
+    const { thread: _, ...rest } = view;
+    return rest;
+  }
+  return view.thread_id || view.thread ? view : { ...view, thread: ownThreadState(view.created_at) };
 }

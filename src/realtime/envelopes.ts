@@ -23,8 +23,11 @@ export function messageIdOf(e: StoredEvent): string | null {
     case 'message.reaction.removed':
       return e.payload.reaction.message_id;
     case 'message.mentioned':
-    case 'notification.mark_unread':
       return e.payload.message_id;
+    case 'notification.mark_unread':
+      return e.payload.message_id ?? e.payload.thread_id;
+    case 'notification.thread_read':
+      return e.payload.thread_id;
     case 'message.moderated':
     case 'message.flagged':
       return e.payload.message_id ?? null;
@@ -99,8 +102,9 @@ export class EnvelopeBuilder {
     m: EntityManager = this.db.manager,
   ): Promise<Map<string, MessageView>> {
     const views = await this.views.render(m, { workspaceId, userId: viewerId }, ids);
-    // a shadowed message reaches only its author here, who must not learn of the shadow ban
-    return new Map(views.map(({ shadowed: _, ...v }) => [v.id, v]));
+    // a shadowed message reaches only its author here, who must not learn of the shadow ban; an
+    // envelope is the same live and in sync, so it carries no viewer's thread read state (CONTRACT §23)
+    return new Map(views.map(({ shadowed: _, thread: _t, ...v }) => [v.id, v]));
   }
 
   one(e: StoredEvent, rendered: Map<string, MessageView>): AnyEnvelope | null {
@@ -154,6 +158,8 @@ export class EnvelopeBuilder {
         return envelope(e, 'channel.state_changed', e.payload, e.payload.channel_id);
       case 'notification.mark_unread':
         return envelope(e, 'notification.mark_unread', e.payload, e.payload.channel_id);
+      case 'notification.thread_read':
+        return envelope(e, 'notification.thread_read', e.payload, e.payload.channel_id);
       case 'draft.updated':
         return envelope(e, 'draft.updated', e.payload, e.payload.draft.channel_id);
       case 'draft.deleted':

@@ -81,6 +81,7 @@ export const REALTIME_NAME: Partial<Record<DomainEventType, ServerEventName>> = 
   'member.role_changed': 'member.role_changed',
   'channel.state_changed': 'channel.state_changed',
   'notification.mark_unread': 'notification.mark_unread',
+  'notification.thread_read': 'notification.thread_read',
   'draft.updated': 'draft.updated',
   'draft.deleted': 'draft.deleted',
 };

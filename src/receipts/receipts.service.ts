@@ -7,7 +7,7 @@ import type { WorkspacePrincipal } from '../common/auth/principal';
 import { AppError } from '../common/errors/app-error';
 import { isoNotNull } from '../common/time';
 import { isUuid } from '../common/ids';
-import type { MarkUnreadPayload } from '../contract/events';
+import type { ChannelMarkedUnread } from '../contract/events';
 import { EventLogService } from '../events/event-log.service';
 import { MyChannelsService } from '../channels/my-channels.service';
 import { hiddenFrom } from '../messages/visibility';
@@ -47,7 +47,7 @@ export class ReceiptsService {
     ref: string,
     messageId: string,
     userExternalId?: string,
-  ): Promise<MarkUnreadPayload> {
+  ): Promise<ChannelMarkedUnread> {
     const ctx = await this.target(p, ref, 'mark_read', userExternalId);
     const actor = ctx.actor!;
     if (!isUuid(messageId)) throw AppError.notFound('Message');
@@ -74,7 +74,7 @@ export class ReceiptsService {
       if (msg.deleted) throw new AppError('MESSAGE_DELETED');
       const state = msg.moved ? await this.mine.readState(m, actor.id, ctx.channel.id) : null;
       if (!state) throw new AppError('NOT_A_MEMBER'); // left meanwhile
-      const payload: MarkUnreadPayload = {
+      const payload: ChannelMarkedUnread = {
         channel_id: ctx.channel.id,
         thread_id: null,
         message_id: messageId,

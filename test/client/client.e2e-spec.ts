@@ -139,6 +139,29 @@ describe('@chat-service/client', () => {
     expect((await laptop.client.listMyDrafts()).drafts).toEqual([]);
   });
 
+  it('reads and marks threads, lists the caller’s threads, and hears its own thread read state', async () => {
+    const a = track(recordedClient(t, ws, ana));
+    const b = track(recordedClient(t, ws, bo));
+    await a.client.connect();
+    const root = await a.client.sendMessage('team', { content: 'a question' });
+    expect(root.thread).toEqual({ participant: true, unread_replies: 0, last_read_at: root.created_at });
+    const r1 = await b.client.sendMessage('team', { content: 'one', thread_id: root.id });
+    await b.client.sendMessage('team', { content: 'two', thread_id: root.id });
+    const mine = await a.client.listMyThreads({ unread_only: true });
+    expect(mine.threads.map((x) => [x.thread_id, x.unread_replies, x.root.thread?.unread_replies])).toEqual([
+      [root.id, 2, 2],
+    ]);
+    expect((await a.client.getMyChannel('team')).unread_threads).toBe(1);
+    const read = await a.client.markThreadRead(root.id);
+    expect(read.unread_replies).toBe(0);
+    await until('the client hears its thread read', () =>
+      a.events.some((e) => e.type === 'notification.thread_read' && e.data.thread_id === root.id),
+    );
+    expect((await a.client.markThreadUnread(root.id, r1.id)).unread_replies).toBe(2);
+    expect((await a.client.markThreadUnread(root.id)).unread_replies).toBe(1);
+    expect((await a.client.listMyThreads({ unread_only: true })).threads).toHaveLength(1);
+  });
+
   it('retries a send whose answer was lost with the same idempotency key: one message, acknowledged', async () => {
     let lost = 0;
     const keys: string[] = [];

@@ -23,6 +23,8 @@ export interface Msg {
     deleted: boolean;
   };
   mentions?: { user_id: string; external_id: string; name: string | null }[];
+  /** CONTRACT §23: a user's read state of the thread, on non-replies shown to a user. */
+  thread?: { participant: boolean; unread_replies: number; last_read_at: string | null };
   reactions: { emoji: string; count: number; reacted_by_me: boolean }[];
   pinned_at: string | null;
   pinned_by: { id: string; external_id: string; name: string | null } | null;

@@ -30,6 +30,8 @@ describe('send (SPEC message lifecycle: none → live; CONTRACT §7)', () => {
       reply_count: 0,
       last_reply_at: null,
       thread_participants: [],
+      // the author's own read state of its thread (CONTRACT §23)
+      thread: { participant: true, unread_replies: 0, last_read_at: m.created_at },
       reactions: [],
       pinned_at: null,
       pinned_by: null,
@@ -95,7 +97,16 @@ describe('send (SPEC message lifecycle: none → live; CONTRACT §7)', () => {
       avatar_url: 'https://cdn.example.com/bo.png',
     });
     const byId = new Map((await history(bo.api, ch.id)).messages.map((m) => [m.id, m]));
-    for (const a of answers) expect(a).toEqual(byId.get(a.id));
+    // bo's own answers are his history's objects; the backend key's carry no user's thread read state
+    for (const a of answers.slice(0, 3)) expect(a).toEqual(byId.get(a.id));
+    for (const a of answers.slice(3)) {
+      const { thread, ...shown } = byId.get(a.id)!;
+      const mine = a.user?.id === bo.id;
+      expect([a, thread]).toEqual([
+        shown,
+        { participant: mine, unread_replies: 0, last_read_at: mine ? a.created_at : null },
+      ]);
+    }
     // the replay (read back) answers the same object
     const replay = await bo.api.post(`/v1/channels/${ch.id}/messages`, {
       content: 'ignored',

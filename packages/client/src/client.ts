@@ -41,6 +41,9 @@ import type {
   DraftList,
   ListMyDraftsData,
   SaveDraftDto,
+  ListMyThreadsData,
+  MyThreadList,
+  ThreadReadResult,
 } from './generated/types.gen.js';
 import { randomId } from './ids.js';
 import { Realtime, type AnyEventHandler, type EventHandler, type PresenceMode } from './realtime.js';
@@ -104,6 +107,7 @@ export type ListChannelEventsQuery = NonNullable<ListChannelEventsData['query']>
 export type SyncQuery = NonNullable<SyncMyEventsData['query']>;
 export type GetPresenceQuery = NonNullable<GetChannelPresenceData['query']>;
 export type ListMyDraftsQuery = NonNullable<ListMyDraftsData['query']>;
+export type ListMyThreadsQuery = NonNullable<ListMyThreadsData['query']>;
 
 const seg = (s: string) => encodeURIComponent(s);
 const sleep = (ms: number, signal?: AbortSignal) =>
@@ -316,6 +320,25 @@ export class ChatClient {
     return this.rest.json('POST', `/v1/channels/${seg(channelId)}/unread`, {
       body: { message_id: messageId },
     });
+  }
+
+  // ---- thread read state ----
+
+  /** Mark the thread of a root read (the caller's cursor in it moves to now). */
+  markThreadRead(rootId: string): Promise<ThreadReadResult> {
+    return this.rest.json('POST', `/v1/messages/${seg(rootId)}/thread/read`, { body: {} });
+  }
+
+  /** Mark a thread unread from a reply on (without one: from the newest reply not the caller's). */
+  markThreadUnread(rootId: string, messageId?: string): Promise<ThreadReadResult> {
+    return this.rest.json('POST', `/v1/messages/${seg(rootId)}/thread/unread`, {
+      body: messageId ? { message_id: messageId } : {},
+    });
+  }
+
+  /** The threads the caller takes part in, latest reply first, with their unread replies. */
+  listMyThreads(query: ListMyThreadsQuery = {}): Promise<MyThreadList> {
+    return this.rest.json('GET', '/v1/me/threads', { query });
   }
 
   // ---- drafts ----

@@ -68,6 +68,8 @@ export class MyChannelDto extends ChannelDto {
   role!: 'admin' | 'member' | null;
   unread_count!: number;
   mention_unread_count!: number;
+  /** The channel's threads with unread replies for the caller (CONTRACT §23). */
+  unread_threads!: number;
   @ApiProperty({ format: 'date-time' })
   last_read_at!: string;
   /** The last message the caller may see, as history renders it, or null */

@@ -22,6 +22,7 @@ export const API_TAGS: Record<string, string> = {
   reactions: 'One reaction per user and message.',
   receipts: 'Read and delivery cursors.',
   pins: 'Pinned messages.',
+  threads: "Thread read state: a user's cursor per thread, unread replies, the caller's threads.",
   drafts: "The caller's drafts of channels and threads, synced across their devices. User JWT only.",
   search: 'Full-text search of messages.',
   sync: 'Catching up after a disconnect: events since a cursor.',

@@ -25,6 +25,9 @@ AS $function$
         v_slow integer;
         v_role text;
         v_last_sent timestamptz;
+        v_thread_no bigint;
+        v_root_user uuid;
+        v_root_at timestamptz;
       BEGIN
         PERFORM pg_advisory_xact_lock(hashtextextended(p_channel::text, 7243));
         -- reads only until the insert succeeds: a replay or a refusal writes nothing
@@ -56,10 +59,15 @@ AS $function$
           END IF;
         END IF;
         IF p_thread IS NOT NULL THEN
-          PERFORM 1 FROM messages r WHERE r.id = p_thread AND r.channel_id = p_channel AND r.thread_id IS NULL;
+          SELECT r.user_id, r.created_at INTO v_root_user, v_root_at
+            FROM messages r WHERE r.id = p_thread AND r.channel_id = p_channel AND r.thread_id IS NULL;
           IF NOT FOUND THEN
             RETURN QUERY SELECT 'no_root'::text, NULL::uuid, NULL::text, NULL::bigint, NULL::bigint;
             RETURN;
+          END IF;
+          -- the reply's ordinal in its thread (CONTRACT §23's unread arithmetic); a shadowed reply has none
+          IF NOT v_shadowed THEN
+            v_thread_no := COALESCE((SELECT t.reply_no FROM message_threads t WHERE t.root_id = p_thread), 0) + 1;
           END IF;
         END IF;
         IF NOT v_counted THEN
@@ -76,17 +84,17 @@ AS $function$
         IF p_idempotency_key IS NULL THEN
           INSERT INTO messages (id, workspace_id, channel_id, user_id, sender_key, type, content, attachment_url,
                                      attachment, parent_id, idempotency_key, created_at, channel_no, sender_no,
-                                     thread_id, show_in_channel, metadata, shadowed)
+                                     thread_id, show_in_channel, metadata, shadowed, thread_no)
           VALUES (v_id, p_workspace, p_channel, p_user, p_sender_key, p_type, p_content, p_attachment_url,
                 p_attachment, p_parent, p_idempotency_key, v_created, v_channel_no, v_sender_no,
-                p_thread, CASE WHEN p_thread IS NOT NULL THEN v_in_channel END, p_metadata, v_shadowed);
+                p_thread, CASE WHEN p_thread IS NOT NULL THEN v_in_channel END, p_metadata, v_shadowed, v_thread_no);
         ELSE
           INSERT INTO messages AS msg (id, workspace_id, channel_id, user_id, sender_key, type, content, attachment_url,
                                      attachment, parent_id, idempotency_key, created_at, channel_no, sender_no,
-                                     thread_id, show_in_channel, metadata, shadowed)
+                                     thread_id, show_in_channel, metadata, shadowed, thread_no)
           VALUES (v_id, p_workspace, p_channel, p_user, p_sender_key, p_type, p_content, p_attachment_url,
                 p_attachment, p_parent, p_idempotency_key, v_created, v_channel_no, v_sender_no,
-                p_thread, CASE WHEN p_thread IS NOT NULL THEN v_in_channel END, p_metadata, v_shadowed)
+                p_thread, CASE WHEN p_thread IS NOT NULL THEN v_in_channel END, p_metadata, v_shadowed, v_thread_no)
           ON CONFLICT (workspace_id, sender_key, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
           RETURNING msg.id INTO v_id;
         END IF;
@@ -115,10 +123,10 @@ AS $function$
 
         v_iso := to_char(v_created AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
         IF p_thread IS NOT NULL AND NOT v_shadowed THEN
-          INSERT INTO message_threads AS t (root_id, channel_id, reply_count, last_reply_at, participants)
-          VALUES (p_thread, p_channel, 1, v_created, CASE WHEN p_user IS NULL THEN '{}'::uuid[] ELSE ARRAY[p_user] END)
+          INSERT INTO message_threads AS t (root_id, channel_id, reply_count, last_reply_at, participants, reply_no)
+          VALUES (p_thread, p_channel, 1, v_created, CASE WHEN p_user IS NULL THEN '{}'::uuid[] ELSE ARRAY[p_user] END, v_thread_no)
           ON CONFLICT (root_id) DO UPDATE
-            SET reply_count = t.reply_count + 1, last_reply_at = v_created,
+            SET reply_count = t.reply_count + 1, last_reply_at = v_created, reply_no = v_thread_no,
                 participants = CASE WHEN p_user IS NULL OR p_user = ANY(t.participants) OR cardinality(t.participants) >= 10
                                     THEN t.participants ELSE t.participants || p_user END
           RETURNING t.reply_count, t.participants INTO v_reply_count, v_participants;
@@ -127,6 +135,34 @@ AS $function$
             'last_reply_at', v_iso,
             'thread_participants', (SELECT coalesce(jsonb_agg(jsonb_build_object('id', u.id, 'external_id', u.external_id, 'name', u.name) ORDER BY x.ord), '[]'::jsonb)
                                       FROM unnest(v_participants) WITH ORDINALITY AS x(id, ord) JOIN users u ON u.id = x.id));
+
+          -- CONTRACT §23's participants and cursors: the replier's moves to the reply; the first reply makes
+          -- the root's author (cursor at the root) and the users it mentions (just before it) participants;
+          -- a mentioned user takes part from just before the mentioning reply. Members only.
+          IF p_user IS NOT NULL THEN
+            INSERT INTO thread_reads AS tr (root_id, user_id, channel_id, participant, read_at, read_id)
+            VALUES (p_thread, p_user, p_channel, true, v_created, 'ffffffff-ffff-ffff-ffff-ffffffffffff')
+            ON CONFLICT (root_id, user_id) DO UPDATE
+              SET participant = true, read_at = v_created, read_id = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+          END IF;
+          IF v_thread_no = 1 THEN
+            INSERT INTO thread_reads AS tr (root_id, user_id, channel_id, participant, read_at, read_id)
+            SELECT p_thread, cm.user_id, p_channel, true, v_root_at,
+                   CASE WHEN cm.user_id = v_root_user THEN 'ffffffff-ffff-ffff-ffff-ffffffffffff'::uuid ELSE p_thread END
+              FROM (SELECT v_root_user AS user_id UNION SELECT mm.user_id FROM message_mentions mm WHERE mm.message_id = p_thread) x
+              JOIN channel_members cm ON cm.channel_id = p_channel AND cm.user_id = x.user_id
+             WHERE cm.user_id IS DISTINCT FROM p_user
+            ON CONFLICT (root_id, user_id) DO UPDATE SET participant = true WHERE NOT tr.participant;
+          END IF;
+          IF cardinality(p_mentions) > 0 THEN
+            INSERT INTO thread_reads AS tr (root_id, user_id, channel_id, participant, read_at, read_id)
+            SELECT p_thread, cm.user_id, p_channel, true, v_created, v_id
+              FROM unnest(p_mentions) AS x(user_id)
+              JOIN channel_members cm ON cm.channel_id = p_channel AND cm.user_id = x.user_id
+             WHERE cm.user_id IS DISTINCT FROM p_user
+            ON CONFLICT (root_id, user_id) DO UPDATE
+              SET participant = true, read_at = EXCLUDED.read_at, read_id = EXCLUDED.read_id WHERE NOT tr.participant;
+          END IF;
         END IF;
 
         IF cardinality(p_mentions) > 0 AND NOT v_shadowed THEN

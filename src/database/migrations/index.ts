@@ -28,6 +28,7 @@ import { LargeChannels1763691110000 } from './1763691110000-large-channels';
 import { MembersChangedAt1763691120000 } from './1763691120000-members-changed-at';
 import { MarkUnread1763691130000 } from './1763691130000-mark-unread';
 import { Drafts1763691140000 } from './1763691140000-drafts';
+import { ThreadReadState1763691150000 } from './1763691150000-thread-read-state';
 
 /** Every migration, in order. Listed explicitly so the same array serves the app, the CLI and tests. */
 export const MIGRATIONS = [
@@ -61,4 +62,5 @@ export const MIGRATIONS = [
   MembersChangedAt1763691120000,
   MarkUnread1763691130000,
   Drafts1763691140000,
+  ThreadReadState1763691150000,
 ];

@@ -52,6 +52,18 @@ export class ReactionSummaryDto {
   reacted_by_me!: boolean;
 }
 
+/** CONTRACT §23: the viewing user's read state of a message's thread. */
+@ApiSchema({ name: 'ThreadReadState' })
+export class ThreadReadStateDto {
+  /** The root's author, a replier, a mentioned user, or one who marked the thread unread. */
+  participant!: boolean;
+  /** Live replies after the user's cursor, not their own nor from users they block; 0 for a non-participant. */
+  unread_replies!: number;
+  /** The user's cursor in the thread; null when they have none. */
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  last_read_at!: string | null;
+}
+
 @ApiSchema({ name: 'Message' })
 export class MessageDto {
   id!: string;
@@ -88,6 +100,12 @@ export class MessageDto {
   last_reply_at?: string | null;
   /** On every message that is not a thread reply: the authors of replies, earliest first, at most 10. */
   thread_participants?: UserRefDto[];
+  /**
+   * On every message that is not a thread reply, shown to a user token (history, search, pins, threads,
+   * the send answer): that user's read state of its thread. Never for a workspace key, in realtime
+   * events or in webhooks.
+   */
+  thread?: ThreadReadStateDto;
   reactions!: ReactionSummaryDto[];
   /** When the message was pinned; null when it is not pinned. */
   @ApiProperty({ type: String, format: 'date-time', nullable: true })

@@ -415,6 +415,21 @@ export type Mention = {
     name: string | null;
 };
 
+export type ThreadReadState = {
+    /**
+     * The user's cursor in the thread; null when they have none.
+     */
+    last_read_at: string | null;
+    /**
+     * The root's author, a replier, a mentioned user, or one who marked the thread unread.
+     */
+    participant: boolean;
+    /**
+     * Live replies after the user's cursor, not their own nor from users they block; 0 for a non-participant.
+     */
+    unread_replies: number;
+};
+
 export type ReactionSummary = {
     emoji: string;
     count: number;
@@ -492,6 +507,12 @@ export type Message = {
      * On every message that is not a thread reply: the authors of replies, earliest first, at most 10.
      */
     thread_participants?: Array<UserRef>;
+    /**
+     * On every message that is not a thread reply, shown to a user token (history, search, pins, threads,
+     * the send answer): that user's read state of its thread. Never for a workspace key, in realtime
+     * events or in webhooks.
+     */
+    thread?: ThreadReadState;
     reactions: Array<ReactionSummary>;
 };
 
@@ -521,6 +542,10 @@ export type MyChannel = {
     muted_until: string | null;
     unread_count: number;
     mention_unread_count: number;
+    /**
+     * The channel's threads with unread replies for the caller (CONTRACT §23).
+     */
+    unread_threads: number;
     /**
      * Hidden by the caller and no message from anyone else since
      */
@@ -972,7 +997,7 @@ export type DeliveryWithAttempts = {
 /**
  * The event name, as realtime names it (`message.new`, `draft.updated`, …).
  */
-export type RealtimeEventName = 'message.new' | 'message.updated' | 'message.deleted' | 'message.mentioned' | 'message.pinned' | 'message.unpinned' | 'reaction.add' | 'reaction.remove' | 'channel.created' | 'channel.updated' | 'channel.deleted' | 'channel.read' | 'member.added' | 'member.removed' | 'member.role_changed' | 'notification.mention' | 'channel.state_changed' | 'notification.mark_unread' | 'draft.updated' | 'draft.deleted' | 'presence.changed' | 'presence.batch' | 'typing.start' | 'typing.stop';
+export type RealtimeEventName = 'message.new' | 'message.updated' | 'message.deleted' | 'message.mentioned' | 'message.pinned' | 'message.unpinned' | 'reaction.add' | 'reaction.remove' | 'channel.created' | 'channel.updated' | 'channel.deleted' | 'channel.read' | 'member.added' | 'member.removed' | 'member.role_changed' | 'notification.mention' | 'channel.state_changed' | 'notification.mark_unread' | 'notification.thread_read' | 'draft.updated' | 'draft.deleted' | 'presence.changed' | 'presence.batch' | 'typing.start' | 'typing.stop';
 
 export type SyncEvent = {
     /**
@@ -1153,6 +1178,12 @@ export type SearchHit = {
      * On every message that is not a thread reply: the authors of replies, earliest first, at most 10.
      */
     thread_participants?: Array<UserRef>;
+    /**
+     * On every message that is not a thread reply, shown to a user token (history, search, pins, threads,
+     * the send answer): that user's read state of its thread. Never for a workspace key, in realtime
+     * events or in webhooks.
+     */
+    thread?: ThreadReadState;
     reactions: Array<ReactionSummary>;
 };
 
@@ -1220,6 +1251,56 @@ export type Draft = {
 
 export type DraftList = {
     drafts: Array<Draft>;
+    next_cursor: string | null;
+    has_more: boolean;
+};
+
+export type ThreadReadResult = {
+    /**
+     * The cursor: now after a read; the reply's `created_at` less 1 ms after an unread. Null: no cursor.
+     */
+    last_read_at: string | null;
+    /**
+     * The thread's root.
+     */
+    thread_id: string;
+    channel_id: string;
+    /**
+     * Live replies after the cursor, not the user's own nor from users they block.
+     */
+    unread_replies: number;
+};
+
+export type ThreadUnreadDto = {
+    /**
+     * Backend keys name the user they act for.
+     */
+    user_external_id?: string;
+    /**
+     * The first reply to count as unread again; without it, the newest reply not written by the user.
+     */
+    message_id?: string;
+};
+
+export type MyThread = {
+    last_reply_at: string;
+    last_read_at: string | null;
+    thread_id: string;
+    channel_id: string;
+    channel_external_id: string;
+    /**
+     * The root, as history shows it to the caller.
+     */
+    root: Message;
+    /**
+     * Live replies.
+     */
+    reply_count: number;
+    unread_replies: number;
+};
+
+export type MyThreadList = {
+    threads: Array<MyThread>;
     next_cursor: string | null;
     has_more: boolean;
 };
@@ -5566,6 +5647,179 @@ export type ListMyDraftsResponses = {
 };
 
 export type ListMyDraftsResponse = ListMyDraftsResponses[keyof ListMyDraftsResponses];
+
+export type MarkThreadReadData = {
+    body?: MarkDto;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/v1/messages/{id}/thread/read';
+};
+
+export type MarkThreadReadErrors = {
+    /**
+     * VALIDATION_ERROR: the message is itself a thread reply; a backend key without user_external_id
+     */
+    400: Error;
+    /**
+     * UNAUTHORIZED: missing, malformed, expired or wrongly signed credentials
+     */
+    401: Error;
+    /**
+     * NOT_A_MEMBER: a user outside the channel
+     *
+     * FORBIDDEN: the operator token (this route takes a workspace key or a user token)
+     */
+    403: Error;
+    /**
+     * NOT_FOUND: no such message in the workspace
+     */
+    404: Error;
+    /**
+     * PAYLOAD_TOO_LARGE: a body over 256 KiB
+     */
+    413: Error;
+    /**
+     * UNSUPPORTED_MEDIA_TYPE: a body in an encoding or charset the server cannot read
+     */
+    415: Error;
+    /**
+     * INTERNAL: an unexpected error (never a stack trace or SQL)
+     */
+    500: Error;
+    /**
+     * UNAVAILABLE: the database or Redis is down; Retry-After in seconds
+     */
+    503: Error;
+};
+
+export type MarkThreadReadError = MarkThreadReadErrors[keyof MarkThreadReadErrors];
+
+export type MarkThreadReadResponses = {
+    200: ThreadReadResult;
+};
+
+export type MarkThreadReadResponse = MarkThreadReadResponses[keyof MarkThreadReadResponses];
+
+export type MarkThreadUnreadData = {
+    body?: ThreadUnreadDto;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/v1/messages/{id}/thread/unread';
+};
+
+export type MarkThreadUnreadErrors = {
+    /**
+     * VALIDATION_ERROR: the message is itself a thread reply; a backend key without user_external_id; message_id is not a reply of this thread
+     */
+    400: Error;
+    /**
+     * UNAUTHORIZED: missing, malformed, expired or wrongly signed credentials
+     */
+    401: Error;
+    /**
+     * NOT_A_MEMBER: a user outside the channel
+     *
+     * FORBIDDEN: the operator token (this route takes a workspace key or a user token)
+     */
+    403: Error;
+    /**
+     * NOT_FOUND: no such message in the workspace (the root or message_id)
+     */
+    404: Error;
+    /**
+     * PAYLOAD_TOO_LARGE: a body over 256 KiB
+     */
+    413: Error;
+    /**
+     * UNSUPPORTED_MEDIA_TYPE: a body in an encoding or charset the server cannot read
+     */
+    415: Error;
+    /**
+     * MESSAGE_DELETED: the reply was unsent
+     */
+    422: Error;
+    /**
+     * INTERNAL: an unexpected error (never a stack trace or SQL)
+     */
+    500: Error;
+    /**
+     * UNAVAILABLE: the database or Redis is down; Retry-After in seconds
+     */
+    503: Error;
+};
+
+export type MarkThreadUnreadError = MarkThreadUnreadErrors[keyof MarkThreadUnreadErrors];
+
+export type MarkThreadUnreadResponses = {
+    200: ThreadReadResult;
+};
+
+export type MarkThreadUnreadResponse = MarkThreadUnreadResponses[keyof MarkThreadUnreadResponses];
+
+export type ListMyThreadsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Page size, 1-100 (default 50).
+         */
+        limit?: number;
+        /**
+         * Only threads with unread replies.
+         */
+        unread_only?: boolean;
+        /**
+         * Only the threads of this channel (id or external_id).
+         */
+        channel?: string;
+        /**
+         * The `next_cursor` of the previous page.
+         */
+        before?: string;
+    };
+    url: '/v1/me/threads';
+};
+
+export type ListMyThreadsErrors = {
+    /**
+     * VALIDATION_ERROR: a limit outside 1-100, a malformed cursor, an unknown parameter
+     */
+    400: Error;
+    /**
+     * UNAUTHORIZED: missing, malformed, expired or wrongly signed credentials
+     */
+    401: Error;
+    /**
+     * NOT_A_MEMBER: a user outside the channel (the channel filter)
+     *
+     * FORBIDDEN: a workspace key (this route takes a user token)
+     */
+    403: Error;
+    /**
+     * NOT_FOUND: no such channel in the workspace (by id or external_id)
+     */
+    404: Error;
+    /**
+     * INTERNAL: an unexpected error (never a stack trace or SQL)
+     */
+    500: Error;
+    /**
+     * UNAVAILABLE: the database or Redis is down; Retry-After in seconds
+     */
+    503: Error;
+};
+
+export type ListMyThreadsError = ListMyThreadsErrors[keyof ListMyThreadsErrors];
+
+export type ListMyThreadsResponses = {
+    200: MyThreadList;
+};
+
+export type ListMyThreadsResponse = ListMyThreadsResponses[keyof ListMyThreadsResponses];
 
 export type ListModerationAuditData = {
     body?: never;

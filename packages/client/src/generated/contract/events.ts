@@ -53,6 +53,8 @@ export interface MessageView {
   reply_count?: number;
   last_reply_at?: string | null;
   thread_participants?: UserRef[];
+  /** CONTRACT §23: the viewing user's read state of the thread, on every non-reply message shown to a user (never to a backend key, in broadcasts or webhooks). */
+  thread?: ThreadReadState;
   reactions: ReactionView[];
   /** CONTRACT §16: when the message was pinned; null when it is not pinned. */
   pinned_at: string | null;
@@ -158,6 +160,16 @@ export interface ReactionPayload {
   };
 }
 
+/** CONTRACT §23: a user's read state of a thread. */
+export interface ThreadReadState {
+  /** The root's author, a replier, a mentioned user, or one who marked the thread unread. */
+  participant: boolean;
+  /** Live replies after the user's cursor, not their own nor from users they block; 0 for a non-participant. */
+  unread_replies: number;
+  /** The user's cursor; null when they have none. */
+  last_read_at: string | null;
+}
+
 /** A user's own state of a channel (CONTRACT §18), as `channel.state_changed` carries it. */
 export interface ChannelStatePayload {
   channel_id: string;
@@ -171,13 +183,35 @@ export interface ChannelStatePayload {
  * CONTRACT §22: the user marked a channel unread from a message on; their own sockets and sync only.
  * `last_read_at` is the message's instant less 1 ms; the counts are the user's own after the move.
  */
-export interface MarkUnreadPayload {
+export type MarkUnreadPayload = ChannelMarkedUnread | ThreadMarkedUnread;
+
+export interface ChannelMarkedUnread {
   channel_id: string;
   thread_id: null;
   message_id: string;
   last_read_at: string;
   unread_count: number;
   mention_unread_count: number;
+}
+
+/**
+ * CONTRACT §23: the user marked a thread unread from a reply on (`thread_id` its root); their own sockets
+ * and sync only. `message_id` is null when the thread had no reply to mark.
+ */
+export interface ThreadMarkedUnread {
+  channel_id: string;
+  thread_id: string;
+  message_id: string | null;
+  last_read_at: string | null;
+  unread_replies: number;
+}
+
+/** CONTRACT §23: the user read a thread (their cursor moved to now); their own sockets and sync only. */
+export interface ThreadReadPayload {
+  channel_id: string;
+  thread_id: string;
+  last_read_at: string;
+  unread_replies: number;
 }
 
 /** CONTRACT §24: a user's draft of a channel or a thread, as its owner sees it. */
@@ -302,6 +336,8 @@ export interface DomainEventMap {
   'channel.state_changed': ChannelStatePayload;
   /** CONTRACT §22: user-scoped like channel.state_changed (audience: the user), no webhook. */
   'notification.mark_unread': MarkUnreadPayload;
+  /** CONTRACT §23: user-scoped (audience: the reader), no webhook. */
+  'notification.thread_read': ThreadReadPayload;
   /** CONTRACT §24: user-scoped (audience: the draft's owner), never a webhook. */
   'draft.updated': { draft: DraftView };
   'draft.deleted': DraftDeletedPayload;

@@ -5,6 +5,7 @@ import type {
   DomainEventMap,
   DraftDeletedPayload,
   DraftView,
+  ThreadReadPayload,
   MarkUnreadPayload,
   MemberChangePayload,
   MessageView,
@@ -42,6 +43,8 @@ export interface ServerEventMap {
   'channel.state_changed': ChannelStatePayload;
   /** User-scoped (no seq): the user marked a channel unread from a message on (CONTRACT §22). */
   'notification.mark_unread': MarkUnreadPayload;
+  /** User-scoped (no seq): the user read a thread (CONTRACT §23). */
+  'notification.thread_read': ThreadReadPayload;
   /** User-scoped (no seq): the user's draft was saved or deleted (CONTRACT §24), on any of their devices. */
   'draft.updated': { draft: DraftView };
   'draft.deleted': DraftDeletedPayload;
@@ -74,6 +77,7 @@ export const SERVER_EVENTS = [
   'notification.mention',
   'channel.state_changed',
   'notification.mark_unread',
+  'notification.thread_read',
   'draft.updated',
   'draft.deleted',
   'presence.changed',
