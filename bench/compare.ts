@@ -24,6 +24,8 @@
  * Options: --pairs 3 --seconds 10 --warmup 3 --connections 16 --history-messages 100000
  *   --thread-replies 0 (history: that many of the channel's messages become thread-only replies, 100 per
  *   root, and GET /v1/messages/:id/replies?limit=50 is measured too, 1 client)
+ *   --thread-roots 0 (CONTRACT §23's read state: history: the newest N messages each start a thread of
+ *   5 thread-only replies the reader takes part in, 3 of them unread; inbox: 2 such threads per channel)
  *   --inbox-channels 500 --inbox-messages 100 --sockets 1000 --socket-channel-size 50
  *   --service-dir <dir with dist/main.js> (default: this checkout) --floor-dir /work/shared/perf-floors
  *   --pg-bin /usr/lib/postgresql/15/bin (or PG_BIN) --pg-os-user postgres (initdb refuses root)
@@ -119,6 +121,7 @@ function options() {
     connections: numFlag('connections', 16),
     historyMessages: numFlag('history-messages', 100_000),
     threadReplies: numFlag('thread-replies', 0, 0),
+    threadRoots: numFlag('thread-roots', 0, 0),
     inboxChannels: numFlag('inbox-channels', 500),
     inboxMessages: numFlag('inbox-messages', 100, 2),
     sockets: numFlag('sockets', 1000),
@@ -742,6 +745,9 @@ async function scenarioHistory(env: Env): Promise<ScenarioResult> {
     for (const sql of INBOX_COUNTER_BACKFILL) await pgQuery(env.pg!.url('chat'), sql);
     const replies = Math.min(env.opts.threadReplies, Math.floor(N / 10));
     if (replies > 0) await seedThreads(env.pg!.url('chat'), channel, replies);
+    const readThreads = Math.min(env.opts.threadRoots, 50);
+    if (readThreads > 0)
+      await seedReadThreads(env.pg!.url('chat'), [channel], readThreads, `${t}-reader`, `${t}-writer`);
     await pgQuery(
       env.pg!.url('floor'),
       `INSERT INTO messages (channel_id, user_id, content, created_at)
@@ -820,8 +826,9 @@ async function scenarioHistory(env: Env): Promise<ScenarioResult> {
     }
     return {
       scenario: 'history',
-      title: `History: newest page of 50 on a channel of ${N.toLocaleString('en')} messages${replies > 0 ? `, ${replies.toLocaleString('en')} of them thread-only replies` : ''}`,
+      title: `History: newest page of 50 on a channel of ${N.toLocaleString('en')} messages${replies > 0 ? `, ${replies.toLocaleString('en')} of them thread-only replies` : ''}${readThreads > 0 ? `, ${readThreads} roots on the page with threads the reader takes part in` : ''}`,
       notes: [
+        ...(readThreads > 0 ? [READ_THREADS_NOTE(`the newest ${readThreads} messages`)] : []),
         ...(replies > 0
           ? [
               `thread replies: every 10th message (${replies.toLocaleString('en')}) is made a thread-only reply after seeding, 100 per root (the message 1 in each block of 1,000), with its counters row; history skips them through the partial \`messages_channel_time\`, \`/replies\` pages through \`messages_thread\`.`,
@@ -862,6 +869,54 @@ async function seedThreads(url: string, channel: string, replies: number): Promi
      SELECT thread_id, channel_id, count(*), max(created_at), array_agg(DISTINCT user_id)
        FROM messages WHERE channel_id = $1 AND thread_id IS NOT NULL GROUP BY thread_id, channel_id`,
     [channel],
+  );
+}
+
+const READ_THREADS_NOTE = (which: string) =>
+  `thread read state (CONTRACT §23): ${which} each start a thread of 5 thread-only replies by the writer (1-5 ms after the root), the reader takes part in each with a cursor after the second reply (3 unread); on a schema without thread read state (a build before it) the same replies and counters are seeded without the ordinals and cursors.`;
+
+/**
+ * Gives the newest `perChannel` messages of each channel a thread of 5 thread-only replies by `writer`
+ * (1-5 ms after the root) and, where the schema has CONTRACT §23's thread read state, the ordinals and a
+ * cursor of `reader` after the second reply, as chat_send_message and a thread unread would leave them.
+ */
+async function seedReadThreads(
+  url: string,
+  channels: string[],
+  perChannel: number,
+  reader: string,
+  writer: string,
+): Promise<void> {
+  const [schema] = await pgQuery(url, `SELECT to_regclass('thread_reads') IS NOT NULL AS has`);
+  const has = schema?.has === true;
+  await pgQuery(
+    url,
+    `INSERT INTO messages (id, workspace_id, channel_id, user_id, sender_key, type, content, created_at, thread_id,
+                           show_in_channel${has ? ', thread_no' : ''})
+     SELECT gen_random_uuid(), r.workspace_id, r.channel_id, w.id, w.id::text, 'text', 'thread reply ' || i,
+            r.created_at + make_interval(secs => i / 1000.0), r.id, false${has ? ', i' : ''}
+       FROM unnest($1::uuid[]) AS c(id)
+       CROSS JOIN LATERAL (SELECT m.id, m.channel_id, m.workspace_id, m.created_at FROM messages m
+                            WHERE m.channel_id = c.id AND m.thread_id IS NULL ORDER BY m.created_at DESC LIMIT $2) r
+       JOIN users w ON w.workspace_id = r.workspace_id AND w.external_id = $3, generate_series(1, 5) i`,
+    [channels, perChannel, writer],
+  );
+  await pgQuery(
+    url,
+    `INSERT INTO message_threads (root_id, channel_id, reply_count, last_reply_at, participants${has ? ', reply_no' : ''})
+     SELECT thread_id, channel_id, count(*), max(created_at), array_agg(DISTINCT user_id)${has ? ', count(*)' : ''}
+       FROM messages WHERE channel_id = ANY($1::uuid[]) AND thread_id IS NOT NULL GROUP BY thread_id, channel_id`,
+    [channels],
+  );
+  if (!has) return;
+  await pgQuery(
+    url,
+    `INSERT INTO thread_reads (root_id, user_id, channel_id, participant, read_at, read_id)
+     SELECT t.root_id, u.id, t.channel_id, true, root.created_at + interval '2 milliseconds', 'ffffffff-ffff-ffff-ffff-ffffffffffff'
+       FROM message_threads t JOIN messages root ON root.id = t.root_id
+       JOIN users u ON u.workspace_id = root.workspace_id AND u.external_id = $2
+      WHERE t.channel_id = ANY($1::uuid[])`,
+    [channels, reader],
   );
 }
 
@@ -910,6 +965,16 @@ async function scenarioInbox(env: Env): Promise<ScenarioResult> {
       [t],
     );
     for (const sql of INBOX_COUNTER_BACKFILL) await pgQuery(url, sql);
+    if (env.opts.threadRoots > 0) {
+      const ids = await pgQuery(url, `SELECT id FROM channels WHERE external_id LIKE $1 || '-%'`, [t]);
+      await seedReadThreads(
+        url,
+        ids.map((r) => String(r.id)),
+        2,
+        reader,
+        writer,
+      );
+    }
     await pgQuery(url, 'VACUUM ANALYZE');
     log(`  seeded in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
     const auth = `Bearer ${userToken(reader)}`;
@@ -927,8 +992,9 @@ async function scenarioInbox(env: Env): Promise<ScenarioResult> {
     const runs = await alternate(env, 'inbox, 1 client', null, serviceTarget, 1);
     return {
       scenario: 'inbox',
-      title: `Inbox: GET /v1/me/channels for a user in ${C} channels`,
+      title: `Inbox: GET /v1/me/channels for a user in ${C} channels${env.opts.threadRoots > 0 ? ', 2 threads with unread replies in each' : ''}`,
       notes: [
+        ...(env.opts.threadRoots > 0 ? [READ_THREADS_NOTE('the newest 2 messages of every channel')] : []),
         `${C} channels × ${M} messages (seeded with SQL), the reader has read every message of half of them and half the messages of the other half; ` +
           `the first page (the API's default limit, ${page.channels.length} channels) had ${unread} channels with unread messages. One client, back to back. No floor: the figures to judge are PostgreSQL CPU and statements per call.`,
       ],

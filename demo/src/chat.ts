@@ -81,6 +81,11 @@ class ChatApp {
   private refreshTimer: ReturnType<typeof setTimeout> | undefined;
   /** Per channel: a burst of messages is marked read once, and switching channels cancels nothing. */
   private readonly readTimers = new Map<string, ReturnType<typeof setTimeout>>();
+  /** The user's drafts (CONTRACT §24) by scope (draftKey), as the service holds them: they follow the user across devices. */
+  private readonly drafts = new Map<string, string>();
+  /** A draft save in flight per scope: a send there waits for it, so the send takes the draft with it. */
+  private readonly draftSaves = new Map<string, Promise<void>>();
+  private threadReadTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly root: HTMLElement,
@@ -118,6 +123,9 @@ class ChatApp {
         if (!this.active) return;
         if (typing) this.client.startTyping(this.active.info.id);
         else this.client.stopTyping(this.active.info.id);
+      },
+      onDraft: (text) => {
+        if (this.active) this.saveDraft(this.active.info.id, undefined, text);
       },
     });
     this.panel = h('aside', { class: 'panel', hidden: true, 'aria-labelledby': 'panel-title' });
@@ -202,7 +210,9 @@ class ChatApp {
     this.scroller.addEventListener('scroll', () => {
       if (this.scroller.scrollTop < 120 && this.active) void this.loadOlder(this.active);
     });
-    void this.connect().then(() => this.refreshChannels(true));
+    void this.connect()
+      .then(() => this.loadDrafts())
+      .then(() => this.refreshChannels(true));
   }
 
   private async connect(): Promise<void> {
@@ -278,7 +288,9 @@ class ChatApp {
         const counted = this.active !== c || c.markedUnread;
         const unread = counted ? info.unread_count : 0;
         const mentions = counted ? info.mention_unread_count : 0;
-        const label = `${this.channelName(info)}${unread ? `, ${unread} unread` : ''}${mentions ? `, ${mentions} mentioning you` : ''}`;
+        const threads = info.unread_threads;
+        const drafted = this.drafts.has(info.id);
+        const label = `${this.channelName(info)}${unread ? `, ${unread} unread` : ''}${mentions ? `, ${mentions} mentioning you` : ''}${threads ? `, ${threads} ${threads === 1 ? 'thread' : 'threads'} with new replies` : ''}${drafted ? ', draft' : ''}`;
         return h(
           'li',
           {},
@@ -295,6 +307,14 @@ class ChatApp {
             h('span', { class: 'channel-name' }, this.channelName(info)),
             mentions ? h('span', { class: 'badge mention-count', title: 'Mentions' }, `@${mentions}`) : null,
             unread ? h('span', { class: 'badge unread-count', title: 'Unread' }, String(unread)) : null,
+            threads
+              ? h(
+                  'span',
+                  { class: 'badge thread-count', title: 'Threads with new replies' },
+                  `${threads} ${threads === 1 ? 'thread' : 'threads'}`,
+                )
+              : null,
+            drafted ? h('span', { class: 'badge draft-mark', title: 'Unsent draft' }, 'Draft') : null,
           ),
         );
       }),
@@ -310,6 +330,11 @@ class ChatApp {
   }
 
   private async open(c: Conversation, focus: boolean): Promise<void> {
+    const previous = this.active;
+    // what was typed in the channel being left is saved now (its save timer goes with setText)
+    if (previous && previous !== c && (this.drafts.get(previous.info.id) ?? '') !== this.composer.text)
+      this.saveDraft(previous.info.id, undefined, this.composer.text);
+    if (previous !== c || !this.composer.focused) this.composer.setText(this.drafts.get(c.info.id) ?? '');
     this.active = c;
     c.markedUnread = false; // opened (again): read as usual
     this.closePanel();
@@ -561,6 +586,8 @@ class ChatApp {
           });
           attachmentUrl = up.public_url;
         }
+        // a draft save still in flight would land after the send and bring the draft back
+        await this.draftSaves.get(draftKey(c.info.id, threadRoot?.id));
         const sent = await this.client.sendMessage(c.info.id, {
           content: input.text,
           idempotency_key: key,
@@ -572,6 +599,8 @@ class ChatApp {
         });
         this.myUserId ??= sent.user?.id;
         this.settle(list, pendingKey, sent);
+        // the send took the draft (draft.deleted says so too)
+        if (this.drafts.delete(draftKey(c.info.id, threadRoot?.id))) this.renderChannels(this.channelOrder);
       } catch (e) {
         list.items.set(pendingKey, {
           msg: draft,
@@ -660,10 +689,30 @@ class ChatApp {
       });
       if (c === this.active && d.external_id !== this.me) this.rerenderMine(c.list);
     });
-    // marked unread here or on another of the user's devices
+    // marked unread here or on another of the user's devices: a channel, or a thread
     this.client.on('notification.mark_unread', (d) => {
       const c = this.conversations.get(d.channel_id);
-      if (c && d.thread_id === null) this.markedUnread(c, d.unread_count, d.mention_unread_count);
+      if (d.thread_id !== null) {
+        this.setThreadState(d.thread_id, {
+          participant: true,
+          unread_replies: d.unread_replies,
+          last_read_at: d.last_read_at,
+        });
+        this.scheduleRefresh();
+      } else if (c) this.markedUnread(c, d.unread_count, d.mention_unread_count);
+    });
+    this.client.on('notification.thread_read', (d) => {
+      this.setThreadState(d.thread_id, { unread_replies: d.unread_replies, last_read_at: d.last_read_at });
+      this.scheduleRefresh();
+    });
+    // the user's drafts, saved or taken by a send on any of their devices
+    this.client.on('draft.updated', ({ draft }) => {
+      this.drafts.set(draftKey(draft.channel_id, draft.thread_id ?? undefined), draft.content);
+      this.showDraft(draft.channel_id, draft.thread_id, draft.content);
+    });
+    this.client.on('draft.deleted', (d) => {
+      this.drafts.delete(draftKey(d.channel_id, d.thread_id ?? undefined));
+      this.showDraft(d.channel_id, d.thread_id, '');
     });
     this.client.on('typing.start', (d, env) => this.onTyping(env.channel_id, d.external_id, true));
     this.client.on('typing.stop', (d, env) => this.onTyping(env.channel_id, d.external_id, false));
@@ -698,6 +747,7 @@ class ChatApp {
     if (fromOther) void this.client.markDelivered(c.info.id).catch(() => undefined);
     // a thread reply goes to its open thread, and to the channel only when also sent there
     if (m.thread_id && this.thread?.root.id === m.thread_id) this.addTo(this.thread.list, m);
+    if (m.thread_id) this.threadReplyArrived(m, fromOther);
     if (m.thread_id && !m.show_in_channel) return;
     if (c.loaded) {
       const atEnd = this.isAtEnd();
@@ -884,7 +934,9 @@ class ChatApp {
       onSend: (text, mentions, quote, file) =>
         void this.send(c, thread.list, { text, mentions, quote, file }, thread.root),
       onTyping: (typing) => (typing ? this.client.startTyping(c.info.id) : this.client.stopTyping(c.info.id)),
+      onDraft: (text) => this.saveDraft(c.info.id, root.id, text),
     });
+    this.threadComposer.setText(this.drafts.get(draftKey(c.info.id, root.id)) ?? '');
     this.renderThreadRoot();
     this.showPanel(
       'Thread',
@@ -899,6 +951,8 @@ class ChatApp {
       }
       thread.list.hasMore = false;
       if (this.thread === thread) this.renderAll(thread.list, this.threadMessages);
+      // on screen: read (the root's "new" mark and the channel's thread count go)
+      if (page.messages.length) this.markThreadRead(root.id);
     } catch (e) {
       this.showError(e);
     }
@@ -919,6 +973,91 @@ class ChatApp {
       h('p', { class: 'content' }, m.deleted_at ? 'This message was unsent' : m.content),
       h('p', { class: 'reply-count' }, `${m.reply_count ?? 0} ${m.reply_count === 1 ? 'reply' : 'replies'}`),
     );
+  }
+
+  private markThreadRead(rootId: string): void {
+    clearTimeout(this.threadReadTimer);
+    this.threadReadTimer = setTimeout(() => {
+      this.client.markThreadRead(rootId).then(
+        (r) => {
+          this.setThreadState(rootId, { unread_replies: r.unread_replies, last_read_at: r.last_read_at });
+          this.scheduleRefresh();
+        },
+        (e: unknown) => this.showError(e),
+      );
+    }, 250);
+  }
+
+  /** A reply in a thread: the root's unread replies for this user, as the service counts them. */
+  private threadReplyArrived(m: Message, fromOther: boolean): void {
+    const rootId = m.thread_id!;
+    if (this.thread?.root.id === rootId) {
+      if (fromOther) this.markThreadRead(rootId); // on screen
+      return;
+    }
+    const mentionsMe = m.mentions?.some((x) => x.external_id === this.me) ?? false;
+    this.patch(rootId, (root) => {
+      const t = root.thread;
+      if (!t) return root;
+      if (!fromOther)
+        return { ...root, thread: { participant: true, unread_replies: 0, last_read_at: m.created_at } };
+      if (!t.participant && !mentionsMe) return root;
+      return { ...root, thread: { ...t, participant: true, unread_replies: t.unread_replies + 1 } };
+    });
+    if (fromOther) this.scheduleRefresh();
+  }
+
+  private setThreadState(rootId: string, state: Partial<NonNullable<Message['thread']>>): void {
+    this.patch(rootId, (root) => ({
+      ...root,
+      thread: { participant: false, unread_replies: 0, last_read_at: null, ...root.thread, ...state },
+    }));
+  }
+
+  // ---- drafts ----
+
+  private async loadDrafts(): Promise<void> {
+    try {
+      const page = await this.client.listMyDrafts({ limit: 100 });
+      for (const d of page.drafts)
+        this.drafts.set(draftKey(d.channel_id, d.thread_id ?? undefined), d.content);
+    } catch (e) {
+      this.showError(e);
+    }
+  }
+
+  /** Saves what a composer holds as the scope's draft (empty: deletes it), one save at a time per scope. */
+  private saveDraft(channelId: string, threadId: string | undefined, text: string): void {
+    const key = draftKey(channelId, threadId);
+    const save = (this.draftSaves.get(key) ?? Promise.resolve())
+      .then(async () => {
+        const saved = await this.client.saveDraft(channelId, {
+          content: text,
+          ...(threadId ? { thread_id: threadId } : {}),
+        });
+        if (saved) this.drafts.set(key, saved.content);
+        else this.drafts.delete(key);
+        if (!threadId) this.renderChannels(this.channelOrder);
+      })
+      .catch((e: unknown) => this.showError(e));
+    this.draftSaves.set(key, save);
+    void save.then(() => {
+      if (this.draftSaves.get(key) === save) this.draftSaves.delete(key);
+    });
+  }
+
+  /** A draft saved or deleted on another device shows here, unless the user is typing in that composer. */
+  private showDraft(channelId: string, threadId: string | null, text: string): void {
+    if (
+      !threadId &&
+      this.active?.info.id === channelId &&
+      !this.composer.focused &&
+      this.composer.text !== text
+    )
+      this.composer.setText(text);
+    if (threadId && this.thread?.root.id === threadId && this.threadComposer && !this.threadComposer.focused)
+      this.threadComposer.setText(text);
+    this.renderChannels(this.channelOrder);
   }
 
   private async search(q: string): Promise<void> {
@@ -995,4 +1134,9 @@ class ChatApp {
     await this.refreshChannels();
     if (active) await this.open(active, false);
   }
+}
+
+/** A draft's scope: the channel, or one of its threads. */
+function draftKey(channelId: string, threadId?: string): string {
+  return threadId ? `${channelId}:${threadId}` : channelId;
 }

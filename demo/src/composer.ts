@@ -12,7 +12,12 @@ export interface ComposerOptions {
   /** A send: the text (maybe empty with a file), the members it mentions, the quoted message, the file. */
   onSend: (text: string, mentions: string[], quote: Message | null, file: File | null) => void;
   onTyping: (typing: boolean) => void;
+  /** The text changed and then rested (a draft to save; empty: none). */
+  onDraft?: (text: string) => void;
 }
+
+/** How long the text must rest before it is saved as a draft. */
+const DRAFT_IDLE_MS = 600;
 
 /** How long after the last key a typing indicator is withdrawn. */
 const TYPING_IDLE_MS = 3000;
@@ -32,6 +37,7 @@ export class Composer {
   private options: string[] = [];
   private active = 0;
   private typingTimer: ReturnType<typeof setTimeout> | undefined;
+  private draftTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly o: ComposerOptions) {
     const inputId = `composer-${o.key}`;
@@ -113,6 +119,22 @@ export class Composer {
     this.input.focus();
   }
 
+  get text(): string {
+    return this.input.value;
+  }
+
+  /** Whether the user is typing here now (a draft from another device must not overwrite it). */
+  get focused(): boolean {
+    return document.activeElement === this.input;
+  }
+
+  /** Shows a saved draft's text (no draft save follows). */
+  setText(text: string): void {
+    clearTimeout(this.draftTimer);
+    this.draftTimer = undefined;
+    this.input.value = text;
+  }
+
   /** Quote a message in the next send (a reply); null drops it. */
   setQuote(msg: Message | null): void {
     this.quote = msg;
@@ -153,6 +175,8 @@ export class Composer {
   private send(): void {
     const text = this.input.value.trim();
     if (!text && !this.file) return;
+    clearTimeout(this.draftTimer); // the send takes the draft with it
+    this.draftTimer = undefined;
     this.o.onSend(text, mentionedIn(text, this.o.members()), this.quote, this.file);
     this.input.value = '';
     this.setQuote(null);
@@ -188,6 +212,13 @@ export class Composer {
   }
 
   private onInput(): void {
+    if (this.o.onDraft) {
+      clearTimeout(this.draftTimer);
+      this.draftTimer = setTimeout(() => {
+        this.draftTimer = undefined;
+        this.o.onDraft!(this.input.value);
+      }, DRAFT_IDLE_MS);
+    }
     if (this.input.value.trim()) {
       if (this.typingTimer === undefined) this.o.onTyping(true);
       clearTimeout(this.typingTimer);

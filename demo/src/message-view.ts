@@ -155,11 +155,14 @@ export function renderMessage(list: MessageList, key: string, ctx: MessageContex
     }
   }
 
+  // the viewer's unread replies in the thread (CONTRACT §23), when they take part in it
+  const fresh = !inThread ? (m.thread?.unread_replies ?? 0) : 0;
   const replies = m.reply_count
     ? h(
         'button',
         { type: 'button', class: 'link thread-link', onclick: () => ctx.openThread(m) },
         `${m.reply_count} ${m.reply_count === 1 ? 'reply' : 'replies'}`,
+        fresh ? h('span', { class: 'badge thread-unread' }, `${fresh} new`) : null,
       )
     : null;
 

@@ -2,7 +2,8 @@
  * The demo app at /demo in a real browser (Debian's Chromium through playwright-core): two browser
  * contexts are two users of the development sign-in. They chat in real time, see each other typing and
  * their read ticks, unread and mention counts, upload an image and see it, search it, react, reply,
- * edit, unsend and answer in a thread; one goes offline and, back online, sees what it missed, once.
+ * edit, unsend and answer in a thread (its unread marks), keep a draft across a reload and a second
+ * browser; one goes offline and, back online, sees what it missed, once.
  * Every assertion is on what the page shows. UPDATE_SCREENSHOTS=1 saves the main screen (desktop and
  * phone width) to docs/images/ for the README.
  */
@@ -343,14 +344,64 @@ describeInBrowser(__filename)('demo app in Chromium: two users chat', () => {
     await ana.page.keyboard.type('Replying in the thread');
     await ana.page.keyboard.press('Enter');
     await expectVisible(message(bo, 'Hi Ana, good to see you').getByRole('button', { name: '1 reply' }));
+    // bo wrote the root: the reply is new to him, on the message and in the channel list
+    await expectVisible(
+      message(bo, 'Hi Ana, good to see you').locator('.thread-unread', { hasText: '1 new' }),
+    );
+    await expectVisible(bo.page.getByRole('button', { name: /^#General.*1 thread with new replies/ }));
     await message(bo, 'Hi Ana, good to see you').getByRole('button', { name: '1 reply' }).click();
     await expectVisible(bo.page.getByRole('list', { name: 'Replies' }).getByText('Replying in the thread'));
+    // open on screen, the thread is read: both marks go
+    await eventually(
+      () => message(bo, 'Hi Ana, good to see you').locator('.thread-unread').count(),
+      (n) => expect(n).toBe(0),
+    );
+    await eventually(
+      () => bo.page.locator('.thread-count').count(),
+      (n) => expect(n).toBe(0),
+    );
     // a thread reply stays out of the channel's history
     await eventually(
       () => message(bo, 'Replying in the thread').count(),
       (n) => expect(n).toBe(0),
     );
     await bo.page.getByRole('button', { name: 'Close' }).click();
+  });
+
+  it('keeps an unsent draft across a reload and shows it on the user’s other browser, until it is sent', async () => {
+    await composer(ana).focus();
+    await ana.page.keyboard.type('Half a thought about lunch');
+    // saved once the typing rests: the channel list marks the draft
+    await expectVisible(ana.page.locator('.channels .draft-mark'));
+    await ana.page.reload();
+    await expectVisible(ana.page.getByRole('status').filter({ hasText: 'Online' }));
+    await eventually(
+      () => composer(ana).inputValue(),
+      (v) => expect(v).toBe('Half a thought about lunch'),
+    );
+    // ana's second browser
+    const other = await signIn('ana', 'Ana');
+    await eventually(
+      () => composer(other).inputValue(),
+      (v) => expect(v).toBe('Half a thought about lunch'),
+    );
+    await expectVisible(other.page.locator('.channels .draft-mark'));
+    // finished and sent there: the draft leaves the first browser too
+    await composer(other).focus();
+    await other.page.keyboard.press('End');
+    await other.page.keyboard.type(', at noon?');
+    await other.page.keyboard.press('Enter');
+    await expectVisible(message(bo, 'Half a thought about lunch, at noon?'));
+    await eventually(
+      () => composer(ana).inputValue(),
+      (v) => expect(v).toBe(''),
+    );
+    await eventually(
+      () => ana.page.locator('.channels .draft-mark').count(),
+      (n) => expect(n).toBe(0),
+    );
+    expect(other.errors).toEqual([]);
+    await other.context.close();
   });
 
   it('goes offline, and back online sees what it missed, once', async () => {
