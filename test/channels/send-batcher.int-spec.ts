@@ -318,6 +318,41 @@ describe('send batches (PostgreSQL)', () => {
     }
   });
 
+  it("a set-based batch deletes each sender's channel draft, as one send at a time does, and tells only them", async () => {
+    const [a, b] = [(await group(ws, 'ana', ['bo'])).id, (await group(ws, 'ana', ['bo'])).id];
+    const save = (channel: string, u: TestUser, content: string, thread: string | null = null) =>
+      db.query(
+        `INSERT INTO drafts (id, workspace_id, channel_id, user_id, thread_id, content, created_at, updated_at)
+         VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, now(), now())`,
+        [ws.id, channel, u.id, thread, content],
+      );
+    const root = await sendMessage(db.manager, plain(a, bo, 'a root'));
+    if (root.outcome !== 'sent') throw new Error('setup');
+    await save(a, ana, 'ana in a');
+    await save(a, bo, 'bo in a');
+    await save(b, ana, 'ana in b (she sends nothing there)');
+    await save(a, bo, 'bo in the thread', root.id);
+    const { singly } = await batchOnce([plain(a, ana, 'one'), plain(a, bo, 'two'), plain(b, bo, 'three')]);
+    expect(singly).toBe(0);
+    const left = await db.query<{ content: string }[]>(
+      `SELECT content FROM drafts WHERE channel_id = ANY($1::uuid[]) ORDER BY content`,
+      [[a, b]],
+    );
+    expect(left.map((d) => d.content)).toEqual(['ana in b (she sends nothing there)', 'bo in the thread']);
+    const told = await db.query<{ payload: { channel_id: string; thread_id: null }; audience: string[] }[]>(
+      `SELECT payload, audience FROM events WHERE type = 'draft.deleted' AND payload->>'channel_id' = ANY($1::text[])`,
+      [[a, b]],
+    );
+    expect(
+      told.map((e) => [e.payload, e.audience]).sort((x, y) => String(x[1]).localeCompare(String(y[1]))),
+    ).toEqual(
+      [
+        [{ channel_id: a, thread_id: null }, [ana.id]],
+        [{ channel_id: a, thread_id: null }, [bo.id]],
+      ].sort((x, y) => String(x[1]).localeCompare(String(y[1]))),
+    );
+  });
+
   it('sends a channel with a send that is not plain one by one, in order, and answers refusals and replays there', async () => {
     const [mixed, plainCh, replayCh] = [
       (await group(ws, 'ana', ['bo'])).id,

@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import { startTestApp, TestApp } from '../support/app';
 import { newWorkspace, TestUser, TestWorkspace } from '../support/fixtures';
 import { closeAllSockets, connectSocket } from '../support/socket';
@@ -229,6 +230,18 @@ describe('drafts', () => {
     expect(sent.map((r) => r.status)).toEqual(sent.map(() => 201));
     for (const u of users) expect((await u.api.get(path(big))).status).toBe(404);
     expect((await ana.api.put(path(big), { content: 'ana stays' })).status).toBe(201);
+  });
+
+  it('an erasure removes the user’s drafts with the user', async () => {
+    expect((await bo.api.put(path(), { content: 'bo was here' })).status).toBe(201);
+    expect((await ana.api.put(path(), { content: 'ana stays' })).status).toBe(201);
+    const db = t.app.get(DataSource);
+    const count = async (userId: string) =>
+      Number((await db.query(`SELECT count(*)::int AS n FROM drafts WHERE user_id = $1`, [userId]))[0].n);
+    expect(await count(bo.id)).toBe(1);
+    expect((await ws.api.delete('/v1/users/bo')).status).toBeLessThan(300);
+    expect(await count(bo.id)).toBe(0);
+    expect((await draftOf(ana)).body.content).toBe('ana stays');
   });
 
   it('lists drafts newest first with pages and a channel filter; leaving, removal and deletion of a channel delete its drafts', async () => {
