@@ -85,7 +85,8 @@ class ChatApp {
   private readonly drafts = new Map<string, string>();
   /** A draft save in flight per scope: a send there waits for it, so the send takes the draft with it. */
   private readonly draftSaves = new Map<string, Promise<void>>();
-  private threadReadTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Per thread: a burst of replies on screen is marked read once. */
+  private readonly threadReadTimers = new Map<string, ReturnType<typeof setTimeout>>();
 
   constructor(
     private readonly root: HTMLElement,
@@ -976,16 +977,20 @@ class ChatApp {
   }
 
   private markThreadRead(rootId: string): void {
-    clearTimeout(this.threadReadTimer);
-    this.threadReadTimer = setTimeout(() => {
-      this.client.markThreadRead(rootId).then(
-        (r) => {
-          this.setThreadState(rootId, { unread_replies: r.unread_replies, last_read_at: r.last_read_at });
-          this.scheduleRefresh();
-        },
-        (e: unknown) => this.showError(e),
-      );
-    }, 250);
+    clearTimeout(this.threadReadTimers.get(rootId));
+    this.threadReadTimers.set(
+      rootId,
+      setTimeout(() => {
+        this.threadReadTimers.delete(rootId);
+        this.client.markThreadRead(rootId).then(
+          (r) => {
+            this.setThreadState(rootId, { unread_replies: r.unread_replies, last_read_at: r.last_read_at });
+            this.scheduleRefresh();
+          },
+          (e: unknown) => this.showError(e),
+        );
+      }, 250),
+    );
   }
 
   /** A reply in a thread: the root's unread replies for this user, as the service counts them. */
@@ -1018,9 +1023,13 @@ class ChatApp {
 
   private async loadDrafts(): Promise<void> {
     try {
-      const page = await this.client.listMyDrafts({ limit: 100 });
-      for (const d of page.drafts)
-        this.drafts.set(draftKey(d.channel_id, d.thread_id ?? undefined), d.content);
+      let before: string | undefined;
+      do {
+        const page = await this.client.listMyDrafts({ limit: 100, ...(before ? { before } : {}) });
+        for (const d of page.drafts)
+          this.drafts.set(draftKey(d.channel_id, d.thread_id ?? undefined), d.content);
+        before = page.next_cursor ?? undefined;
+      } while (before);
     } catch (e) {
       this.showError(e);
     }

@@ -11,7 +11,7 @@ import { MessageViews } from '../messages/message-view.service';
 import { HIDDEN_NOW, MUTED_UNTIL_SHOWN } from './channel-state.sql';
 import { CHANNEL_COLUMNS, ChannelRow, ChannelsRepository } from './channels.repository';
 import { hiddenFrom } from '../messages/visibility';
-import { unreadRepliesSql } from '../messages/thread-state.sql';
+import { AFTER_EVERY_ID, unreadRepliesSql } from '../messages/thread-state.sql';
 
 interface MyChannelRow extends ChannelRow {
   my_role: 'admin' | 'member' | null;
@@ -39,9 +39,6 @@ export interface InboxInclude {
  */
 const NOT_BLOCKED = `NOT ${hiddenFrom('msg', '$1::uuid')}`;
 
-/** After every id: a position at an instant (not before a message) reads every message of that instant. */
-const MAX_UUID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
-
 /** A message (alias msg) at or before the reader's position: read. */
 const READ = `msg.created_at <= page.pos_at AND (msg.created_at, msg.id) < (page.pos_at, page.pos_id)`;
 /**
@@ -49,7 +46,7 @@ const READ = `msg.created_at <= page.pos_at AND (msg.created_at, msg.id) < (page
  * answers it without the table: a position before a message excludes that message's instant, and no
  * other message of the channel has that instant (they are stamped one by one under the channel's lock).
  */
-const READ_BY_SENDER = `msg.created_at <= page.pos_at AND (page.pos_id = '${MAX_UUID}' OR msg.created_at < page.pos_at)`;
+const READ_BY_SENDER = `msg.created_at <= page.pos_at AND (page.pos_id = '${AFTER_EVERY_ID}' OR msg.created_at < page.pos_at)`;
 /** After it: unread. */
 const UNREAD = `msg.created_at >= page.pos_at AND (msg.created_at, msg.id) >= (page.pos_at, page.pos_id)`;
 
@@ -60,7 +57,7 @@ const UNREAD = `msg.created_at >= page.pos_at AND (msg.created_at, msg.id) >= (p
  */
 const MEMBER_CHANNEL_COLUMNS = `${CHANNEL_COLUMNS}, c.message_count, cm.role AS my_role, cm.sent_count,
   COALESCE(cm.unread_at - interval '1 millisecond', cm.last_read_at) AS last_read_at,
-  COALESCE(cm.unread_at, cm.last_read_at) AS pos_at, COALESCE(cm.unread_id, '${MAX_UUID}'::uuid) AS pos_id,
+  COALESCE(cm.unread_at, cm.last_read_at) AS pos_at, COALESCE(cm.unread_id, '${AFTER_EVERY_ID}'::uuid) AS pos_id,
   ${exactTime('COALESCE(c.last_message_at, c.created_at)')} AS activity_key,
   ${MUTED_UNTIL_SHOWN} AS muted_until, ${HIDDEN_NOW} AS hidden, cm.archived`;
 

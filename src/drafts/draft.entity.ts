@@ -1,5 +1,6 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation } from 'typeorm';
 import { ChannelMember } from '../channels/channel-member.entity';
+import { Message } from '../messages/message.entity';
 import { Workspace } from '../workspaces/workspace.entity';
 
 /**
@@ -12,6 +13,8 @@ import { Workspace } from '../workspaces/workspace.entity';
 // (user_id, updated_at DESC, id DESC): TypeORM cannot state descending keys
 @Index('drafts_list', { synchronize: false })
 @Index('drafts_workspace', ['workspaceId'])
+@Index('drafts_thread', ['threadId'], { where: 'thread_id IS NOT NULL' })
+@Index('drafts_parent', ['parentId'], { where: 'parent_id IS NOT NULL' })
 export class Draft {
   @PrimaryColumn('uuid', { primaryKeyConstraintName: 'drafts_pkey' })
   id!: string;
@@ -40,8 +43,16 @@ export class Draft {
   @Column('uuid', { name: 'thread_id', nullable: true })
   threadId!: string | null;
 
+  @ManyToOne(() => Message, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'thread_id', foreignKeyConstraintName: 'drafts_thread_id_fkey' })
+  thread?: Relation<Message> | null;
+
   @Column('uuid', { name: 'parent_id', nullable: true })
   parentId!: string | null;
+
+  @ManyToOne(() => Message, { onDelete: 'SET NULL' })
+  @JoinColumn({ name: 'parent_id', foreignKeyConstraintName: 'drafts_parent_id_fkey' })
+  parent?: Relation<Message> | null;
 
   @Column('text')
   content!: string;

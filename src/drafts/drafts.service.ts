@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { ChannelAccess } from '../channels/channel-access.service';
 import type { ChannelRow } from '../channels/channels.repository';
 import type { UserPrincipal } from '../common/auth/principal';
 import { AppError } from '../common/errors/app-error';
 import { newId } from '../common/ids';
 import { decodeTimeIdCursor, pageOf } from '../common/pagination';
-import type { DomainEventMap, DraftView } from '../contract/events';
+import type { DraftView } from '../contract/events';
 import { CHANNEL_ORDER_LOCK_SEED } from '../events/channel-order';
-import { EventLogService } from '../events/event-log.service';
-import { exactTime, isoTime, rows } from '../infra/database/sql';
+import { EventNotifier } from '../events/event-notifier';
+import { asMember, exactTime, isoTime, rows } from '../infra/database/sql';
 import { MessageRules } from '../messages/message-rules';
 import type { SendMessageDto } from '../messages/dto/send-message.dto';
 import type { MyDraftsQueryDto, SaveDraftDto } from './dto/draft.dto';
@@ -28,8 +28,40 @@ const DRAFT_COLUMNS = `d.id, d.channel_id, c.external_id AS channel_external_id,
   d.attachment_url, d.metadata, ${isoTime('d.created_at')} AS created_at, ${isoTime('d.updated_at')} AS updated_at,
   ${exactTime('d.updated_at')} AS updated_key, ${DRAFT_MENTIONS} AS mentions`;
 
-/** A save or delete of a draft and the user's sends into the channel never interleave (chat_send_message holds the lock exclusively). */
-const SHARE_CHANNEL_LOCK = `SELECT pg_advisory_xact_lock_shared(hashtextextended($1::text, ${CHANNEL_ORDER_LOCK_SEED}))`;
+/** The draft of a scope: `d` a drafts row, $1 the user, $2 the channel, $3 the thread when there is one. */
+function scopeSql(threadId: string | null): string {
+  return `d.user_id = $1 AND d.channel_id = $2 AND ${threadId ? 'd.thread_id = $3' : 'd.thread_id IS NULL'}`;
+}
+function scopeParams(p: UserPrincipal, channelId: string, threadId: string | null): string[] {
+  return threadId ? [p.userId, channelId, threadId] : [p.userId, channelId];
+}
+
+/**
+ * PUT's one statement: the upsert and its `draft.updated` (the draft's columns as DRAFT_COLUMNS shows
+ * them) commit together. It first takes the channel's order lock shared (chat_send_message takes it
+ * exclusively), before its write is given a transaction id: a save and the user's send into the
+ * channel never interleave, so the event log has them in the order their writes happened (a device
+ * following it ends with the state the database has), and a save that comes after a send is stamped
+ * after it. Held for this statement only.
+ */
+const SAVE = `WITH l AS (SELECT pg_advisory_xact_lock_shared(hashtextextended($3::uuid::text, ${CHANNEL_ORDER_LOCK_SEED}))),
+  up AS (
+    INSERT INTO drafts AS d (id, workspace_id, channel_id, user_id, thread_id, parent_id, content, attachment_url,
+                             mention_ids, metadata, created_at, updated_at)
+    SELECT $1::uuid, $2::uuid, $3::uuid, $4::uuid, $5::uuid, $6::uuid, $7::text, $8::text, $9::uuid[], $10::jsonb,
+           clock_timestamp(), clock_timestamp() FROM l
+    ON CONFLICT (user_id, channel_id, thread_id) DO UPDATE
+      SET parent_id = EXCLUDED.parent_id, content = EXCLUDED.content, attachment_url = EXCLUDED.attachment_url,
+          mention_ids = EXCLUDED.mention_ids, metadata = EXCLUDED.metadata,
+          updated_at = GREATEST(clock_timestamp(), d.updated_at + interval '1 millisecond')
+    RETURNING d.*, (xmax = 0) AS created),
+  v AS (SELECT ${DRAFT_COLUMNS}, d.created FROM up d JOIN channels c ON c.id = d.channel_id),
+  ev AS (
+    INSERT INTO events (id, workspace_id, channel_id, seq, type, payload, audience)
+    SELECT chat_new_event_id(), $2::uuid, NULL, NULL, 'draft.updated',
+           jsonb_build_object('draft', to_jsonb(v) - 'id' - 'updated_key' - 'created'), ARRAY[$4::uuid]
+      FROM v)
+  SELECT * FROM v`;
 
 function viewOf(r: DraftRow): DraftView {
   return {
@@ -59,7 +91,7 @@ export class DraftsService {
     private readonly db: DataSource,
     private readonly access: ChannelAccess,
     private readonly rules: MessageRules,
-    private readonly events: EventLogService,
+    private readonly notifier: EventNotifier,
   ) {}
 
   /** PUT: the saved draft and whether it is new, or null when the save emptied it (the draft was deleted). */
@@ -69,7 +101,7 @@ export class DraftsService {
     dto: SaveDraftDto,
   ): Promise<{ draft: DraftView; created: boolean } | null> {
     const { channel } = await this.access.open(p, ref);
-    const content = dto.content ?? '';
+    const content = dto.content;
     if (!content.trim() && !dto.attachment_url) {
       const threadId = dto.thread_id ?? null;
       await this.remove(p, channel, threadId);
@@ -89,38 +121,23 @@ export class DraftsService {
       content,
       false,
     );
-    return this.db.transaction(async (m) => {
-      await m.query(SHARE_CHANNEL_LOCK, [channel.id]);
-      const [row] = await rows<DraftRow & { created: boolean }>(
-        m,
-        `WITH up AS (
-           INSERT INTO drafts AS d (id, workspace_id, channel_id, user_id, thread_id, parent_id, content, attachment_url,
-                                    mention_ids, metadata, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::uuid[], $10::jsonb, clock_timestamp(), clock_timestamp())
-           ON CONFLICT (user_id, channel_id, thread_id) DO UPDATE
-             SET parent_id = EXCLUDED.parent_id, content = EXCLUDED.content, attachment_url = EXCLUDED.attachment_url,
-                 mention_ids = EXCLUDED.mention_ids, metadata = EXCLUDED.metadata,
-                 updated_at = GREATEST(clock_timestamp(), d.updated_at + interval '1 millisecond')
-           RETURNING d.*, (xmax = 0) AS created)
-         SELECT ${DRAFT_COLUMNS}, d.created FROM up d JOIN channels c ON c.id = d.channel_id`,
-        [
-          newId(),
-          p.workspaceId,
-          channel.id,
-          p.userId,
-          checked.threadId,
-          checked.parentId,
-          content,
-          checked.attachmentUrl,
-          checked.mentions.map((x) => x.user_id),
-          JSON.stringify(dto.metadata ?? {}),
-        ],
-      );
-      if (!row) throw new Error('draft upsert answered nothing');
-      const draft = viewOf(row);
-      await this.append(m, p, 'draft.updated', { draft });
-      return { draft, created: row.created };
-    });
+    const [row] = await asMember(() =>
+      rows<DraftRow & { created: boolean }>(this.db.manager, SAVE, [
+        newId(),
+        p.workspaceId,
+        channel.id,
+        p.userId,
+        checked.threadId,
+        checked.parentId,
+        content,
+        checked.attachmentUrl,
+        checked.mentions.map((x) => x.user_id),
+        JSON.stringify(dto.metadata ?? {}),
+      ]),
+    );
+    if (!row) throw new Error('draft upsert answered nothing');
+    this.notifier.committed();
+    return { draft: viewOf(row), created: row.created };
   }
 
   /** GET: the user's draft of the channel (or thread); 404 when there is none. */
@@ -128,9 +145,8 @@ export class DraftsService {
     const { channel } = await this.access.open(p, ref);
     const [row] = await rows<DraftRow>(
       this.db.manager,
-      `SELECT ${DRAFT_COLUMNS} FROM drafts d JOIN channels c ON c.id = d.channel_id
-        WHERE d.user_id = $1 AND d.channel_id = $2 AND ${threadId ? 'd.thread_id = $3' : 'd.thread_id IS NULL'}`,
-      threadId ? [p.userId, channel.id, threadId] : [p.userId, channel.id],
+      `SELECT ${DRAFT_COLUMNS} FROM drafts d JOIN channels c ON c.id = d.channel_id WHERE ${scopeSql(threadId ?? null)}`,
+      scopeParams(p, channel.id, threadId ?? null),
     );
     if (!row) throw AppError.notFound('Draft');
     return viewOf(row);
@@ -160,24 +176,18 @@ export class DraftsService {
   }
 
   private async remove(p: UserPrincipal, channel: ChannelRow, threadId: string | null): Promise<void> {
-    await this.db.transaction(async (m) => {
-      await m.query(SHARE_CHANNEL_LOCK, [channel.id]);
-      const gone = await rows<{ id: string }>(
-        m,
-        `DELETE FROM drafts d WHERE d.user_id = $1 AND d.channel_id = $2 AND ${threadId ? 'd.thread_id = $3' : 'd.thread_id IS NULL'} RETURNING d.id`,
-        threadId ? [p.userId, channel.id, threadId] : [p.userId, channel.id],
-      );
-      if (gone.length)
-        await this.append(m, p, 'draft.deleted', { channel_id: channel.id, thread_id: threadId });
-    });
-  }
-
-  private append<T extends 'draft.updated' | 'draft.deleted'>(
-    m: EntityManager,
-    p: UserPrincipal,
-    type: T,
-    payload: DomainEventMap[T],
-  ) {
-    return this.events.append(m, { workspaceId: p.workspaceId, type, payload, audience: [p.userId] });
+    const params = scopeParams(p, channel.id, threadId);
+    const [gone] = await rows<{ n: number }>(
+      this.db.manager,
+      `WITH gone AS (DELETE FROM drafts d WHERE ${scopeSql(threadId)} RETURNING d.channel_id, d.thread_id),
+       ev AS (
+         INSERT INTO events (id, workspace_id, channel_id, seq, type, payload, audience)
+         SELECT chat_new_event_id(), $${params.length + 1}::uuid, NULL, NULL, 'draft.deleted',
+                jsonb_build_object('channel_id', g.channel_id, 'thread_id', g.thread_id), ARRAY[$1::uuid]
+           FROM gone g)
+       SELECT count(*)::int AS n FROM gone`,
+      [...params, p.workspaceId],
+    );
+    if (gone?.n) this.notifier.committed();
   }
 }

@@ -24,7 +24,11 @@ export interface MessageViewer {
   workspaceId: string;
   /** The user who looks (reacted_by_me); null for a backend key. */
   userId: string | null;
+  /** Leave out the user's thread read state (CONTRACT §23): a realtime envelope, live or in sync, carries none. */
+  noThreadState?: true;
 }
+
+const NO_THREAD_STATE = `LEFT JOIN LATERAL (SELECT NULL::boolean AS participant, NULL::int AS unread_replies, NULL::text AS last_read_at) ts ON true`;
 
 /**
  * A thread's participant ids (a uuid[] column) as `[{id, external_id, name}]` in their order, or null.
@@ -151,6 +155,7 @@ export class MessageViews {
     // or past the message" is "the furthest-behind member other than the author is", whoever the author
     // is. Reactions and mentions are aggregated for the page at once (a subquery per message cost more
     // than the rest of the statement).
+    const threads = viewer.userId !== null && !viewer.noThreadState;
     const rows = await prepared<RenderedRow>(
       m,
       `WITH src AS (${source.sql}),
@@ -212,16 +217,23 @@ export class MessageViews {
          LEFT JOIN message_pins pin ON pin.message_id = msg.id
          LEFT JOIN users pb ON pb.id = pin.pinned_by
          LEFT JOIN message_threads t ON t.root_id = msg.id
-         -- the viewer's thread cursor: probed only for roots that have had replies (a one-time filter per row)
-         LEFT JOIN LATERAL (
-           SELECT ${threadStateColumns('t', 'tr', '$2::uuid')}, ${isoTime(threadReadAt('tr'))} AS last_read_at
-             FROM thread_reads tr WHERE t.root_id IS NOT NULL AND tr.root_id = msg.id AND tr.user_id = $2::uuid) ts ON true
+         ${
+           threads
+             ? // the viewer's thread cursor: probed only for roots with a counters row (a reply, or a thread read; a one-time filter per row)
+               `LEFT JOIN LATERAL (
+                  SELECT ${threadStateColumns('t', 'tr', '$2::uuid')}, ${isoTime(threadReadAt('tr'))} AS last_read_at
+                    FROM thread_reads tr WHERE t.root_id IS NOT NULL AND tr.root_id = msg.id AND tr.user_id = $2::uuid) ts ON true`
+             : NO_THREAD_STATE
+         }
          LEFT JOIN rx ON rx.message_id = msg.id
          LEFT JOIN mx ON mx.message_id = msg.id
         ORDER BY msg.ord`,
       [viewer.workspaceId, viewer.userId, ...source.params],
     );
-    return rows.map((r) => ({ view: viewOf(r, viewer.userId), created_key: r.created_key }));
+    return rows.map((r) => ({
+      view: viewOf(r, viewer.userId, threads),
+      created_key: r.created_key,
+    }));
   }
 
   /** One message; null when it is not in the workspace. */
@@ -231,7 +243,7 @@ export class MessageViews {
 }
 
 /** `viewer` null: rendered for no user (a backend key, or realtime before it picks the sockets). */
-function viewOf(r: RenderedRow, viewer: string | null): MessageView {
+function viewOf(r: RenderedRow, viewer: string | null, threads: boolean): MessageView {
   const unseen = viewer === null;
   const deleted = r.deleted_at !== null;
   // an unsent message keeps its place in history but says nothing about what it said
@@ -281,7 +293,7 @@ function viewOf(r: RenderedRow, viewer: string | null): MessageView {
             })),
           },
     ),
-    ...(viewer !== null && !r.thread_id ? { thread: threadStateOf(r, viewer, mentioned) } : {}),
+    ...(threads && viewer !== null && !r.thread_id ? { thread: threadStateOf(r, viewer, mentioned) } : {}),
     reactions: (r.reactions ?? []).map((x) => ({
       emoji: x.emoji,
       count: x.count,

@@ -6,7 +6,7 @@
  * AFTER_EVERY_ID reads every reply of that instant (the cursor "at" a reply, or at now), a message id
  * puts it just before that message.
  */
-export const AFTER_EVERY_ID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+export const AFTER_EVERY_ID = 'ffffffff-ffff-ffff-ffff-ffffffffffff'; // the inbox's read position uses it too
 
 /** The cursor `tr` as the API shows it: a position just before a message is that instant less 1 ms. */
 export function threadReadAt(tr: string): string {
@@ -19,7 +19,9 @@ export function threadReadAt(tr: string): string {
  * cursor (`reply_no` less one index probe), less the ordinals of replies removed outright, of unsent
  * replies, of the viewer's own and of users the viewer blocks after the cursor (ranges of indexes that
  * hold only those rows: empty but for a thread marked unread before the viewer's replies, or a blocked
- * user's replies). Shadowed replies have no ordinal and count nowhere.
+ * user's replies; the two sets do not overlap: unsent replies are counted without the viewer's own and
+ * blocked users', those are counted whether unsent or not). Shadowed replies have no ordinal and count
+ * nowhere.
  */
 export function unreadRepliesSql(t: string, tr: string, viewer: string): string {
   const after = `r.created_at >= ${tr}.read_at AND r.thread_no > b.no`;
@@ -30,7 +32,7 @@ export function unreadRepliesSql(t: string, tr: string, viewer: string): string 
              AND r.user_id IS DISTINCT FROM ${viewer}
              AND NOT EXISTS (SELECT 1 FROM blocks bl WHERE bl.blocker_id = ${viewer} AND bl.blocked_id = r.user_id))
        - (SELECT count(*) FROM messages r
-           WHERE r.thread_id = ${t}.root_id AND r.deleted_at IS NULL AND ${after}
+           WHERE r.thread_id = ${t}.root_id AND ${after}
              AND r.user_id = ANY (ARRAY(SELECT ${viewer} UNION ALL SELECT bl.blocked_id FROM blocks bl WHERE bl.blocker_id = ${viewer}))))::int
        FROM (SELECT COALESCE((SELECT r.thread_no FROM messages r
                                WHERE r.thread_id = ${t}.root_id AND r.thread_no IS NOT NULL

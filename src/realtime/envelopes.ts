@@ -101,10 +101,10 @@ export class EnvelopeBuilder {
     viewerId: string | null,
     m: EntityManager = this.db.manager,
   ): Promise<Map<string, MessageView>> {
-    const views = await this.views.render(m, { workspaceId, userId: viewerId }, ids);
-    // a shadowed message reaches only its author here, who must not learn of the shadow ban; an
-    // envelope is the same live and in sync, so it carries no viewer's thread read state (CONTRACT §23)
-    return new Map(views.map(({ shadowed: _, thread: _t, ...v }) => [v.id, v]));
+    // an envelope is the same live and in sync: no viewer's thread read state (CONTRACT §23)
+    const views = await this.views.render(m, { workspaceId, userId: viewerId, noThreadState: true }, ids);
+    // a shadowed message reaches only its author here, who must not learn of the shadow ban
+    return new Map(views.map(({ shadowed: _, ...v }) => [v.id, v]));
   }
 
   one(e: StoredEvent, rendered: Map<string, MessageView>): AnyEnvelope | null {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { ChannelAccess } from '../channels/channel-access.service';
 import { ChannelWrites } from '../channels/writes';
 import type { UserPrincipal, WorkspacePrincipal } from '../common/auth/principal';
@@ -8,7 +8,7 @@ import { isUuid } from '../common/ids';
 import { decodeTimeIdCursor, pageOf } from '../common/pagination';
 import type { ThreadMarkedUnread, ThreadReadPayload } from '../contract/events';
 import { EventLogService } from '../events/event-log.service';
-import { exactTime, isoTime, rows } from '../infra/database/sql';
+import { asMember, exactTime, isoTime, rows } from '../infra/database/sql';
 import { MessageViews } from '../messages/message-view.service';
 import {
   AFTER_EVERY_ID,
@@ -62,28 +62,40 @@ export class ThreadReadsService {
   /** POST /v1/messages/:id/thread/read: the cursor to now; a non-participant gets a cursor but takes no part. */
   async read(p: WorkspacePrincipal, rootId: string, userExternalId?: string): Promise<ThreadReadPayload> {
     const { userId, channelId, workspaceId } = await this.root(p, rootId, userExternalId);
-    return this.inTransaction(async (m) => {
-      await m.query(
-        `INSERT INTO thread_reads AS tr (root_id, user_id, channel_id, participant, read_at, read_id)
-         VALUES ($1, $2, $3, false, clock_timestamp(), '${AFTER_EVERY_ID}')
+    return asMember(() =>
+      this.db.transaction(async (m) => {
+        // a root nobody replied to yet gets its (empty) counters row, so that views find the cursor by it
+        await m.query(
+          `INSERT INTO message_threads (root_id, channel_id) VALUES ($1, $2) ON CONFLICT (root_id) DO NOTHING`,
+          [rootId, channelId],
+        );
+        await m.query(
+          // a first cursor takes part only as a root nobody replied to yet makes its author and the users it
+          // mentions participants (src/messages/message-view.service.ts threadStateOf); reading makes nobody one
+          `INSERT INTO thread_reads AS tr (root_id, user_id, channel_id, participant, read_at, read_id)
+         SELECT $1, $2, $3,
+                root.user_id = $2 OR EXISTS (SELECT 1 FROM message_mentions mm WHERE mm.message_id = $1 AND mm.user_id = $2),
+                clock_timestamp(), '${AFTER_EVERY_ID}'
+           FROM messages root WHERE root.id = $1
          ON CONFLICT (root_id, user_id) DO UPDATE SET read_at = EXCLUDED.read_at, read_id = EXCLUDED.read_id`,
-        [rootId, userId, channelId],
-      );
-      const state = await this.state(m, rootId, userId);
-      const payload: ThreadReadPayload = {
-        channel_id: channelId,
-        thread_id: rootId,
-        last_read_at: state.last_read_at!,
-        unread_replies: state.unread_replies,
-      };
-      await this.events.append(m, {
-        workspaceId,
-        type: 'notification.thread_read',
-        payload,
-        audience: [userId],
-      });
-      return payload;
-    });
+          [rootId, userId, channelId],
+        );
+        const state = await this.state(m, rootId, userId);
+        const payload: ThreadReadPayload = {
+          channel_id: channelId,
+          thread_id: rootId,
+          last_read_at: state.last_read_at!,
+          unread_replies: state.unread_replies,
+        };
+        await this.events.append(m, {
+          workspaceId,
+          type: 'notification.thread_read',
+          payload,
+          audience: [userId],
+        });
+        return payload;
+      }),
+    );
   }
 
   /**
@@ -98,49 +110,51 @@ export class ThreadReadsService {
   ): Promise<Omit<ThreadMarkedUnread, 'message_id'>> {
     const { userId, channelId, workspaceId } = await this.root(p, rootId, userExternalId);
     if (messageId !== undefined && !isUuid(messageId)) throw AppError.notFound('Message');
-    return this.inTransaction(async (m) => {
-      const [reply] = await rows<{ id: string; thread_id: string | null; deleted: boolean }>(
-        m,
-        messageId !== undefined
-          ? `SELECT msg.id, msg.thread_id, msg.deleted_at IS NOT NULL AS deleted FROM messages msg
+    return asMember(() =>
+      this.db.transaction(async (m) => {
+        const [reply] = await rows<{ id: string; thread_id: string | null; deleted: boolean }>(
+          m,
+          messageId !== undefined
+            ? `SELECT msg.id, msg.thread_id, msg.deleted_at IS NOT NULL AS deleted FROM messages msg
               WHERE msg.id = $1 AND msg.channel_id = $2 AND NOT ${hiddenFrom('msg', '$3::uuid')} FOR SHARE`
-          : `SELECT msg.id, msg.thread_id, false AS deleted FROM messages msg
+            : `SELECT msg.id, msg.thread_id, false AS deleted FROM messages msg
               WHERE msg.thread_id = $1 AND msg.channel_id = $2 AND msg.deleted_at IS NULL
                 AND msg.user_id IS DISTINCT FROM $3 AND NOT ${hiddenFrom('msg', '$3::uuid')}
               ORDER BY msg.created_at DESC, msg.id DESC LIMIT 1 FOR SHARE`,
-        [messageId ?? rootId, channelId, userId],
-      );
-      if (messageId !== undefined) {
-        if (!reply) throw AppError.notFound('Message');
-        if (reply.thread_id !== rootId)
-          throw AppError.validation('message_id', 'is not a reply of this thread');
-        if (reply.deleted) throw new AppError('MESSAGE_DELETED');
-      }
-      if (reply) {
-        await m.query(
-          `INSERT INTO thread_reads AS tr (root_id, user_id, channel_id, participant, read_at, read_id)
+          [messageId ?? rootId, channelId, userId],
+        );
+        if (messageId !== undefined) {
+          if (!reply) throw AppError.notFound('Message');
+          if (reply.thread_id !== rootId)
+            throw AppError.validation('message_id', 'is not a reply of this thread');
+          if (reply.deleted) throw new AppError('MESSAGE_DELETED');
+        }
+        if (reply) {
+          await m.query(
+            `INSERT INTO thread_reads AS tr (root_id, user_id, channel_id, participant, read_at, read_id)
            SELECT $1, $2, $3, true, msg.created_at, msg.id FROM messages msg WHERE msg.id = $4
            ON CONFLICT (root_id, user_id) DO UPDATE
              SET participant = true, read_at = EXCLUDED.read_at, read_id = EXCLUDED.read_id`,
-          [rootId, userId, channelId, reply.id],
-        );
-      }
-      const state = await this.state(m, rootId, userId);
-      const payload: ThreadMarkedUnread = {
-        channel_id: channelId,
-        thread_id: rootId,
-        message_id: reply?.id ?? null,
-        ...state,
-      };
-      if (reply)
-        await this.events.append(m, {
-          workspaceId,
-          type: 'notification.mark_unread',
-          payload,
-          audience: [userId],
-        });
-      return { thread_id: rootId, channel_id: channelId, ...state };
-    });
+            [rootId, userId, channelId, reply.id],
+          );
+        }
+        const state = await this.state(m, rootId, userId);
+        const payload: ThreadMarkedUnread = {
+          channel_id: channelId,
+          thread_id: rootId,
+          message_id: reply?.id ?? null,
+          ...state,
+        };
+        if (reply)
+          await this.events.append(m, {
+            workspaceId,
+            type: 'notification.mark_unread',
+            payload,
+            audience: [userId],
+          });
+        return { thread_id: rootId, channel_id: channelId, ...state };
+      }),
+    );
   }
 
   /**
@@ -226,16 +240,5 @@ export class ThreadReadsService {
   private async state(m: EntityManager, rootId: string, userId: string): Promise<StateRow> {
     const [row] = await rows<StateRow>(m, STATE, [rootId, userId]);
     return row ?? { last_read_at: null, unread_replies: 0 };
-  }
-
-  /** A unit of work whose cursor write needs the membership (its foreign key): left meanwhile is 403. */
-  private async inTransaction<T>(work: (m: EntityManager) => Promise<T>): Promise<T> {
-    try {
-      return await this.db.transaction(work);
-    } catch (e) {
-      if (e instanceof QueryFailedError && (e.driverError as { code?: string })?.code === '23503')
-        throw new AppError('NOT_A_MEMBER');
-      throw e;
-    }
   }
 }

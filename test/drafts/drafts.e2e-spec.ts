@@ -113,6 +113,8 @@ describe('drafts', () => {
       [ana, { content: 'x', attachment_url: 'https://evil.example/x.png' }, 400, 'VALIDATION_ERROR'],
       [ana, { content: 'x', metadata: { big: 'y'.repeat(5000) } }, 400, 'VALIDATION_ERROR'],
       [ana, { content: 'y'.repeat(8193) }, 413, 'MESSAGE_TOO_LARGE'],
+      [ana, { content: '', thread_id: 'not-a-message' }, 400, 'VALIDATION_ERROR'],
+      [ana, { thread_id: root.id }, 400, 'VALIDATION_ERROR'],
     ];
     for (const [u, body, status, code] of refused) {
       const res = await u.api.put(path(), body);
@@ -239,9 +241,13 @@ describe('drafts', () => {
     const count = async (userId: string) =>
       Number((await db.query(`SELECT count(*)::int AS n FROM drafts WHERE user_id = $1`, [userId]))[0].n);
     expect(await count(bo.id)).toBe(1);
-    expect((await ws.api.delete('/v1/users/bo')).status).toBeLessThan(300);
+    const root = await send(bo, 'bo asks');
+    expect((await ana.api.put(path(), { content: 'ana answers', thread_id: root.id })).status).toBe(201);
+    // bo's messages removed outright: ana's draft of his thread goes with its root
+    expect((await ws.api.delete('/v1/users/bo?messages=delete')).status).toBeLessThan(300);
     expect(await count(bo.id)).toBe(0);
     expect((await draftOf(ana)).body.content).toBe('ana stays');
+    expect((await draftOf(ana, root.id)).status).toBe(404);
   });
 
   it('lists drafts newest first with pages and a channel filter; leaving, removal and deletion of a channel delete its drafts', async () => {

@@ -91,7 +91,7 @@ describe('thread read state', () => {
       last_read_at: lessOneMs(r2.created_at),
     });
     // a reply moves its author's cursor; their own never count
-    await reply(ana, root, 'mine');
+    const mine = await reply(ana, root, 'mine');
     expect(await unreadOf(ana, root)).toBe(0);
     expect(await unreadOf(bo, root)).toBe(2);
 
@@ -104,9 +104,16 @@ describe('thread read state', () => {
     expect((await ana.api.post('/v1/me/blocks', { external_id: 'bo' })).status).toBe(201);
     expect(await unreadOf(ana, root)).toBe(1);
     expect(await unreadOf(dan, root)).toBe(3); // r2, r3 and ana's
-    // thread unread from r2 put ana's cursor before her own reply: it never counts
+    // a blocked author's reply unsent: still nothing for ana, one less for dan
+    expect((await bo.api.delete(`/v1/messages/${r2.id}`)).status).toBe(200);
+    expect(await unreadOf(ana, root)).toBe(1);
+    expect(await unreadOf(dan, root)).toBe(2);
+    // thread unread from r2 put ana's cursor before her own reply: it never counts, unsent or not
     expect((await ana.api.delete('/v1/me/blocks/bo')).status).toBeLessThan(300);
-    expect(await unreadOf(ana, root)).toBe(2);
+    expect(await unreadOf(ana, root)).toBe(1);
+    expect((await ana.api.delete(`/v1/messages/${mine.id}`)).status).toBe(200);
+    expect(await unreadOf(ana, root)).toBe(1);
+    expect(await unreadOf(dan, root)).toBe(1);
 
     // a non-member's view: nothing; the backend key sees no thread state
     const backend = (await ws.api.get(`/v1/channels/${ch.id}/messages`)).body.messages as {
@@ -176,6 +183,17 @@ describe('thread read state', () => {
   });
 
   it('a non-participant who reads gets a cursor but takes no part; marking unread makes a participant', async () => {
+    // the author of a root nobody answered yet who reads it still takes part
+    const quiet = await send(ana, 'nobody answered yet');
+    const own = await ana.api.post(`/v1/messages/${quiet.id}/thread/read`);
+    expect(await stateOf(ana, quiet)).toEqual({
+      participant: true,
+      unread_replies: 0,
+      last_read_at: own.body.last_read_at,
+    });
+    await reply(bo, quiet, 'at last');
+    expect(await stateOf(ana, quiet)).toMatchObject({ participant: true, unread_replies: 1 });
+
     const root = await send(ana, 'root');
     await reply(bo, root, 'r1');
     expect(await stateOf(dan, root)).toEqual({ participant: false, unread_replies: 0, last_read_at: null });

@@ -181,8 +181,7 @@ AS $function$
           END IF;
           IF FOUND THEN
             INSERT INTO events (id, workspace_id, channel_id, seq, type, payload, audience)
-            VALUES (encode(int8send(((extract(epoch FROM clock_timestamp()) * 1000)::bigint << 16) | 28672)
-                           || substring(uuid_send(gen_random_uuid()) FROM 9 FOR 8), 'hex')::uuid,
+            VALUES (chat_new_event_id(),
                     p_workspace, NULL, NULL, 'draft.deleted',
                     jsonb_build_object('channel_id', p_channel, 'thread_id', p_thread), ARRAY[p_user]);
           END IF;

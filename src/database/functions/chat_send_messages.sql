@@ -111,8 +111,7 @@ AS $function$
             RETURNING d.workspace_id, d.channel_id, d.user_id
           ), de AS (
             INSERT INTO events (id, workspace_id, channel_id, seq, type, payload, audience)
-            SELECT encode(int8send(((extract(epoch FROM clock_timestamp()) * 1000)::bigint << 16) | 28672)
-                          || substring(uuid_send(gen_random_uuid()) FROM 9 FOR 8), 'hex')::uuid,
+            SELECT chat_new_event_id(),
                    dd.workspace_id, NULL, NULL, 'draft.deleted',
                    jsonb_build_object('channel_id', dd.channel_id, 'thread_id', NULL), ARRAY[dd.user_id]
               FROM dd

@@ -8,9 +8,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   CASCADE, so leaving, being removed, the channel's deletion and an erasure (which leaves every
  *   channel) delete the user's drafts there with the membership, whichever path removes it.
  * - A stored send by the user into the scope deletes the draft in the send's statement
- *   (chat_send_message, chat_send_messages), under the channel's order lock; a save takes that lock
- *   shared, so a save and a send of the same channel never interleave (no draft outlives a send that
- *   committed after it was saved).
+ *   (chat_send_message, chat_send_messages); a save and the send meet on the draft's row.
  * - `drafts_list`: GET /v1/me/drafts, newest `updated_at` first, keyset on (updated_at, id).
  */
 export class Drafts1763691140000 implements MigrationInterface {

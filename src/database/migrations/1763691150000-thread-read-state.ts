@@ -78,7 +78,10 @@ export class ThreadReadState1763691150000 implements MigrationInterface {
       INSERT INTO thread_reads (root_id, user_id, channel_id, participant, read_at, read_id)
       SELECT DISTINCT ON (x.root_id, mm.user_id) x.root_id, mm.user_id, x.channel_id, true, x.created_at, x.id
         FROM (SELECT t.root_id, t.channel_id, m.id, m.created_at FROM message_threads t
-                JOIN messages m ON (m.id = t.root_id OR m.thread_id = t.root_id) WHERE t.reply_no > 0) x
+                JOIN messages m ON m.id = t.root_id WHERE t.reply_no > 0
+              UNION ALL
+              SELECT t.root_id, t.channel_id, m.id, m.created_at FROM message_threads t
+                JOIN messages m ON m.thread_id = t.root_id WHERE t.reply_no > 0) x
         JOIN message_mentions mm ON mm.message_id = x.id
         JOIN channel_members cm ON cm.channel_id = x.channel_id AND cm.user_id = mm.user_id
        ORDER BY x.root_id, mm.user_id, x.created_at, x.id

@@ -29,6 +29,7 @@ import { MembersChangedAt1763691120000 } from './1763691120000-members-changed-a
 import { MarkUnread1763691130000 } from './1763691130000-mark-unread';
 import { Drafts1763691140000 } from './1763691140000-drafts';
 import { ThreadReadState1763691150000 } from './1763691150000-thread-read-state';
+import { DraftReferences1763691160000 } from './1763691160000-draft-references';
 
 /** Every migration, in order. Listed explicitly so the same array serves the app, the CLI and tests. */
 export const MIGRATIONS = [
@@ -63,4 +64,5 @@ export const MIGRATIONS = [
   MarkUnread1763691130000,
   Drafts1763691140000,
   ThreadReadState1763691150000,
+  DraftReferences1763691160000,
 ];

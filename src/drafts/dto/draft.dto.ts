@@ -9,13 +9,13 @@ import { MAX_MENTIONS } from '../../messages/dto/send-message.dto';
 /** PUT /v1/channels/:id/draft: the composer's state, checked as a send would be (not mute, bans, frozen, rates, moderation). */
 export class SaveDraftDto {
   /** The text (or an attachment's caption). Empty or whitespace-only without an attachment deletes the draft (204). */
-  @IsOptional() @IsString() content?: string;
+  @IsString() content!: string;
 
   /** The thread's root: a draft of a reply in that thread (one draft per thread beside the channel's own). */
-  @IsOptional() @IsString() @MaxLength(64) thread_id?: string;
+  @IsOptional() @IsUUID('all', { message: 'thread_id must be a message id' }) thread_id?: string;
 
   /** Id of the quoted message (same channel). */
-  @IsOptional() @IsString() @MaxLength(64) parent_id?: string;
+  @IsOptional() @IsUUID('all', { message: 'parent_id must be a message id' }) parent_id?: string;
 
   /** External ids of mentioned channel members (at most 50). */
   @IsOptional()

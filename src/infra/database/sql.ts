@@ -1,4 +1,5 @@
-import type { EntityManager } from 'typeorm';
+import { QueryFailedError, type EntityManager } from 'typeorm';
+import { AppError } from '../../common/errors/app-error';
 
 /**
  * Runs a statement and returns its rows. TypeORM's postgres driver answers UPDATE and DELETE with
@@ -29,4 +30,19 @@ export function exactTime(column: string): string {
 /** A timestamp column as the API shows times (RFC 3339 UTC with milliseconds, CONTRACT §1), or SQL null. */
 export function isoTime(column: string): string {
   return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+
+/**
+ * Runs a unit of work whose rows hang off a membership (a foreign key to `channel_members`): a
+ * membership gone between the check and the write (the user left meanwhile) is 403 `NOT_A_MEMBER`, not
+ * a 500.
+ */
+export async function asMember<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    if (e instanceof QueryFailedError && (e.driverError as { code?: string } | undefined)?.code === '23503')
+      throw new AppError('NOT_A_MEMBER');
+    throw e;
+  }
 }
