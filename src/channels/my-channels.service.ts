@@ -11,7 +11,7 @@ import { MessageViews } from '../messages/message-view.service';
 import { HIDDEN_NOW, MUTED_UNTIL_SHOWN } from './channel-state.sql';
 import { CHANNEL_COLUMNS, ChannelRow, ChannelsRepository } from './channels.repository';
 import { hiddenFrom } from '../messages/visibility';
-import { AFTER_EVERY_ID, unreadRepliesSql } from '../messages/thread-state.sql';
+import { AFTER_EVERY_ID, hasUnreadRepliesSql } from '../messages/thread-state.sql';
 
 interface MyChannelRow extends ChannelRow {
   my_role: 'admin' | 'member' | null;
@@ -111,8 +111,7 @@ function inboxStatement(page: string): string {
             JOIN message_threads t ON t.root_id = tr.root_id
             JOIN messages msg ON msg.id = tr.root_id
            WHERE tr.user_id = $1 AND tr.channel_id = page.id AND tr.participant
-             AND t.reply_count > 0 AND t.last_reply_at >= tr.read_at AND ${NOT_BLOCKED}
-             AND ${unreadRepliesSql('t', 'tr', '$1::uuid')} > 0)::int AS unread_threads
+             AND t.reply_count > 0 AND ${NOT_BLOCKED} AND ${hasUnreadRepliesSql('t', 'tr', '$1::uuid')})::int AS unread_threads
          FROM page
          CROSS JOIN LATERAL (
            SELECT COALESCE((SELECT msg.channel_no FROM messages msg WHERE msg.channel_id = page.id AND msg.show_in_channel IS NOT FALSE

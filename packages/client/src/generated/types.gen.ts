@@ -1203,7 +1203,7 @@ export type SaveDraftDto = {
     /**
      * The text (or an attachment's caption). Empty or whitespace-only without an attachment deletes the draft (204).
      */
-    content?: string;
+    content: string;
     /**
      * The thread's root: a draft of a reply in that thread (one draft per thread beside the channel's own).
      */
