@@ -98,6 +98,7 @@ describe('SQL function files applied after the migrations', () => {
     const files = loadFunctionFiles(join(dir, 'functions'));
     expect(files.map((f) => f.name)).toEqual([
       'chat_count_members',
+      'chat_new_event_id',
       'chat_search_doc',
       'chat_send_message',
       'chat_send_messages',
