@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { startTestApp, TestApp } from '../support/app';
 import { newWorkspace, TestUser, TestWorkspace } from '../support/fixtures';
 import { closeAllSockets, connectSocket } from '../support/socket';
+import { group } from '../messages/helpers';
 
 interface DraftView {
   channel_id: string;
@@ -33,21 +34,10 @@ describe('drafts', () => {
   beforeEach(async () => {
     ws = await newWorkspace(t);
     [ana, bo, cy] = (await ws.users('ana', 'bo', 'cy')) as [TestUser, TestUser, TestUser];
-    ch = await group('ana', ['bo']);
+    ch = await group(ws, 'ana', ['bo']);
   });
   afterEach(() => closeAllSockets());
 
-  let groups = 0;
-  const group = async (by: string, members: string[]) => {
-    const res = await ws.api.post('/v1/channels', {
-      type: 'group',
-      external_id: `g-${++groups}-${Date.now()}`,
-      created_by: by,
-      member_external_ids: members,
-    });
-    expect(res.status).toBe(201);
-    return res.body as { id: string; external_id: string };
-  };
   const path = (c: { id: string } = ch) => `/v1/channels/${c.id}/draft`;
   const send = async (u: TestUser, content: string, extra: Record<string, unknown> = {}) => {
     const res = await u.api.post(`/v1/channels/${ch.id}/messages`, { content, ...extra });
@@ -100,7 +90,7 @@ describe('drafts', () => {
   });
 
   it('checks a save as a send (members, size, thread root, parent, mentions, attachment, metadata) and keeps drafts private', async () => {
-    const other = await group('cy', []);
+    const other = await group(ws, 'cy', []);
     const elsewhere = (await cy.api.post(`/v1/channels/${other.id}/messages`, { content: 'x' })).body;
     const root = await send(bo, 'root');
     const reply = await send(bo, 'reply', { thread_id: root.id });
@@ -219,6 +209,7 @@ describe('drafts', () => {
   it('concurrent sends of many users, batched together, each delete their own draft', async () => {
     const users = await ws.users(...Array.from({ length: 8 }, (_, i) => `u${i}`));
     const big = await group(
+      ws,
       'ana',
       users.map((u) => u.external_id),
     );
@@ -251,7 +242,7 @@ describe('drafts', () => {
   });
 
   it('lists drafts newest first with pages and a channel filter; leaving, removal and deletion of a channel delete its drafts', async () => {
-    const chs = [ch, await group('bo', ['ana']), await group('bo', ['ana'])];
+    const chs = [ch, await group(ws, 'bo', ['ana']), await group(ws, 'bo', ['ana'])];
     for (const [i, c] of chs.entries())
       expect((await ana.api.put(path(c), { content: `d${i}` })).status).toBe(201);
     await ana.api.put(path(chs[0]), { content: 'd0 edited' });

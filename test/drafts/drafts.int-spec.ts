@@ -1,3 +1,4 @@
+import { group } from '../messages/helpers';
 import { startTestApp, TestApp } from '../support/app';
 import { newWorkspace, TestUser, TestWorkspace } from '../support/fixtures';
 
@@ -18,17 +19,7 @@ describe('drafts racing sends (PostgreSQL)', () => {
     ws = await newWorkspace(t);
     [ana] = (await ws.users('ana', 'bo')) as [TestUser, TestUser];
     chs = [];
-    for (let i = 0; i < 12; i++)
-      chs.push(
-        (
-          await ws.api.post('/v1/channels', {
-            type: 'group',
-            external_id: `race-${i}`,
-            created_by: 'ana',
-            member_external_ids: ['bo'],
-          })
-        ).body,
-      );
+    for (let i = 0; i < 12; i++) chs.push(await group(ws, 'ana', ['bo']));
   });
   afterAll(async () => t.close());
 

@@ -1,6 +1,7 @@
 import { startTestApp, TestApp } from '../support/app';
 import { newWorkspace, TestUser, TestWorkspace } from '../support/fixtures';
 import { closeAllSockets, connectSocket } from '../support/socket';
+import { group } from '../messages/helpers';
 
 interface Sent {
   id: string;
@@ -37,14 +38,7 @@ describe('thread read state', () => {
       TestUser,
       TestUser,
     ];
-    ch = (
-      await ws.api.post('/v1/channels', {
-        type: 'group',
-        external_id: `g-${Date.now()}`,
-        created_by: 'ana',
-        member_external_ids: ['bo', 'cy', 'dan'],
-      })
-    ).body;
+    ch = await group(ws, 'ana', ['bo', 'cy', 'dan']);
   });
   afterEach(() => closeAllSockets());
 

@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { group } from '../messages/helpers';
 import { startTestApp, TestApp } from '../support/app';
 import { newWorkspace, TestUser, TestWorkspace } from '../support/fixtures';
 
@@ -16,14 +17,7 @@ describe('thread read state racing replies (PostgreSQL)', () => {
     t = await startTestApp({ SERVICE_RATE_LIMIT_MESSAGES_PER_MINUTE: '100000' });
     ws = await newWorkspace(t);
     [ana, bo, cy] = (await ws.users('ana', 'bo', 'cy')) as [TestUser, TestUser, TestUser];
-    ch = (
-      await ws.api.post('/v1/channels', {
-        type: 'group',
-        external_id: 'race',
-        created_by: 'ana',
-        member_external_ids: ['bo', 'cy'],
-      })
-    ).body;
+    ch = await group(ws, 'ana', ['bo', 'cy']);
   });
   afterAll(async () => t.close());
 
