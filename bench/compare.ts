@@ -878,7 +878,8 @@ const READ_THREADS_NOTE = (which: string) =>
 /**
  * Gives the newest `perChannel` messages of each channel a thread of 5 thread-only replies by `writer`
  * (1-5 ms after the root) and, where the schema has CONTRACT §23's thread read state, the ordinals and a
- * cursor of `reader` after the second reply, as chat_send_message and a thread unread would leave them.
+ * cursor of `reader` after the second reply (with its kept count of 3 where the schema keeps one), as
+ * chat_send_message and a thread unread would leave them.
  */
 async function seedReadThreads(
   url: string,
@@ -887,8 +888,14 @@ async function seedReadThreads(
   reader: string,
   writer: string,
 ): Promise<void> {
-  const [schema] = await pgQuery(url, `SELECT to_regclass('thread_reads') IS NOT NULL AS has`);
+  const [schema] = await pgQuery(
+    url,
+    `SELECT to_regclass('thread_reads') IS NOT NULL AS has,
+            EXISTS (SELECT 1 FROM information_schema.columns
+                     WHERE table_name = 'thread_reads' AND column_name = 'unread_replies') AS kept`,
+  );
   const has = schema?.has === true;
+  const kept = schema?.kept === true;
   await pgQuery(
     url,
     `INSERT INTO messages (id, workspace_id, channel_id, user_id, sender_key, type, content, created_at, thread_id,
@@ -911,13 +918,14 @@ async function seedReadThreads(
   if (!has) return;
   await pgQuery(
     url,
-    `INSERT INTO thread_reads (root_id, user_id, channel_id, participant, read_at, read_id)
-     SELECT t.root_id, u.id, t.channel_id, true, root.created_at + interval '2 milliseconds', 'ffffffff-ffff-ffff-ffff-ffffffffffff'
+    `INSERT INTO thread_reads (root_id, user_id, channel_id, participant, read_at, read_id${kept ? ', unread_replies' : ''})
+     SELECT t.root_id, u.id, t.channel_id, true, root.created_at + interval '2 milliseconds', 'ffffffff-ffff-ffff-ffff-ffffffffffff'${kept ? ', 3' : ''}
        FROM message_threads t JOIN messages root ON root.id = t.root_id
        JOIN users u ON u.workspace_id = root.workspace_id AND u.external_id = $2
       WHERE t.channel_id = ANY($1::uuid[])`,
     [channels, reader],
   );
+  await pgQuery(url, 'VACUUM ANALYZE thread_reads');
 }
 
 async function scenarioInbox(env: Env): Promise<ScenarioResult> {

@@ -11,7 +11,7 @@ import { MessageViews } from '../messages/message-view.service';
 import { HIDDEN_NOW, MUTED_UNTIL_SHOWN } from './channel-state.sql';
 import { CHANNEL_COLUMNS, ChannelRow, ChannelsRepository } from './channels.repository';
 import { hiddenFrom } from '../messages/visibility';
-import { AFTER_EVERY_ID, hasUnreadRepliesSql } from '../messages/thread-state.sql';
+import { AFTER_EVERY_ID, unreadThreadsSql } from '../messages/thread-state.sql';
 
 interface MyChannelRow extends ChannelRow {
   my_role: 'admin' | 'member' | null;
@@ -107,11 +107,7 @@ function inboxStatement(page: string): string {
              AND msg.deleted_at IS NULL AND msg.user_id IS DISTINCT FROM $1 AND ${NOT_BLOCKED})::int AS mention_unread_count,
          (SELECT msg.id FROM messages msg WHERE msg.channel_id = page.id AND msg.show_in_channel IS NOT FALSE AND ${NOT_BLOCKED}
            ORDER BY msg.created_at DESC, msg.id DESC LIMIT 1) AS last_message_id,
-         (SELECT count(*) FROM thread_reads tr
-            JOIN message_threads t ON t.root_id = tr.root_id
-            JOIN messages msg ON msg.id = tr.root_id
-           WHERE tr.user_id = $1 AND tr.channel_id = page.id AND tr.participant
-             AND t.reply_count > 0 AND ${NOT_BLOCKED} AND ${hasUnreadRepliesSql('t', 'tr', '$1::uuid')})::int AS unread_threads
+         ${unreadThreadsSql('$1::uuid', 'page.id')} AS unread_threads
          FROM page
          CROSS JOIN LATERAL (
            SELECT COALESCE((SELECT msg.channel_no FROM messages msg WHERE msg.channel_id = page.id AND msg.show_in_channel IS NOT FALSE
@@ -133,9 +129,8 @@ const ONE_STATEMENT = inboxStatement(PAGE_OF_ONE);
  * holds only those) and, for a reader who blocks someone, that user's (the same probes per blocked
  * user). Mentions are counted from the
  * reader's own mention rows after the cursor. `unread_threads` (CONTRACT §23) counts the reader's
- * threads in the channel that had a reply after their cursor and still have unread replies by the
- * thread arithmetic (src/messages/thread-state.sql.ts): an index range of the reader's thread cursors
- * there, empty for a reader in no thread. Hidden and archived channels (CONTRACT §18) are left out
+ * threads in the channel with unread replies from the counts their cursors keep
+ * (src/messages/thread-state.sql.ts): an index-only count for a reader who blocks nobody. Hidden and archived channels (CONTRACT §18) are left out
  * unless asked for; every channel carries the reader's `muted_until`, `hidden` and `archived`.
  */
 @Injectable()

@@ -6,6 +6,7 @@ import { pinPayload } from '../pins/pin-events';
 import { PinsRepository } from '../pins/pins.repository';
 import { MessageViews } from './message-view.service';
 import { MessagesRepository } from './messages.repository';
+import { REPLIES_GONE } from './thread-state.sql';
 
 /** A message as an unsend or a removal finds it under its row lock. */
 interface LockedMessage {
@@ -66,6 +67,7 @@ export class MessageUnsend {
     const live = locked.filter((x) => !x.deleted_at);
     const liveIds = live.map((x) => x.id);
     const unpinned = await this.pins.unpinMany(s.m, liveIds);
+    await this.repliesGone(s, live);
     const stamped = await this.repo.unsend(s.m, liveIds, o.forgetAuthor === true);
     const pinned = await this.views.render(s.m, { workspaceId: s.workspaceId, userId: null }, [...unpinned]);
     const pinnedById = new Map(pinned.map(({ shadowed: _, ...v }) => [v.id, v]));
@@ -100,6 +102,7 @@ export class MessageUnsend {
     if (kept.length) await this.unsend(s, kept);
     const gone = locked.filter((x) => !x.has_other_replies);
     if (!gone.length) return { removed: [], kept };
+    await this.repliesGone(s, gone);
     const removedAt = await rows<{ at: Date }>(
       s.m,
       `WITH d AS (DELETE FROM messages WHERE id = ANY($1::uuid[]) AND channel_id = $2 RETURNING 1)
@@ -130,6 +133,12 @@ export class MessageUnsend {
     events.push(...(await this.threadsUpdated(s, gone)));
     await s.appendMany(events);
     return { removed: gone.map((x) => x.id), kept };
+  }
+
+  /** Participants' kept unread counts (CONTRACT §23) lose the live replies among `messages`, before they go. */
+  private async repliesGone(s: ChannelWriteSession, messages: LockedMessage[]): Promise<void> {
+    const counted = messages.filter((x) => x.thread_no !== null && !x.deleted_at).map((x) => x.id);
+    if (counted.length) await s.m.query(REPLIES_GONE, [counted]);
   }
 
   /** The session channel's messages among `ids`, locked, in created order. */

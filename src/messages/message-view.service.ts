@@ -18,7 +18,7 @@ import type {
   ThreadReadState,
   UserRef,
 } from '../contract/events';
-import { threadReadAt, threadStateColumns } from './thread-state.sql';
+import { threadReadAt, unreadRepliesSql } from './thread-state.sql';
 
 export interface MessageViewer {
   workspaceId: string;
@@ -221,7 +221,7 @@ export class MessageViews {
            threads
              ? // the viewer's thread cursor: probed only for roots with a counters row (a reply, or a thread read; a one-time filter per row)
                `LEFT JOIN LATERAL (
-                  SELECT ${threadStateColumns('t', 'tr', '$2::uuid')}, ${isoTime(threadReadAt('tr'))} AS last_read_at
+                  SELECT tr.participant, ${unreadRepliesSql('tr', '$2::uuid')} AS unread_replies, ${isoTime(threadReadAt('tr'))} AS last_read_at
                     FROM thread_reads tr WHERE t.root_id IS NOT NULL AND tr.root_id = msg.id AND tr.user_id = $2::uuid) ts ON true`
              : NO_THREAD_STATE
          }

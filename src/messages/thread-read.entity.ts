@@ -8,6 +8,7 @@ import { Message } from './message.entity';
  */
 @Entity({ name: 'thread_reads' })
 @Index('thread_reads_user', ['userId', 'channelId'])
+@Index('thread_reads_unread', ['userId', 'channelId'], { where: 'participant AND unread_replies > 0' })
 export class ThreadRead {
   @PrimaryColumn('uuid', { name: 'root_id', primaryKeyConstraintName: 'thread_reads_pkey' })
   rootId!: string;
@@ -43,4 +44,11 @@ export class ThreadRead {
 
   @Column('uuid', { name: 'read_id' })
   readId!: string;
+
+  /**
+   * A participant's live replies after the cursor that are not their own (a non-participant keeps 0),
+   * kept by every write that changes it (src/messages/thread-state.sql.ts).
+   */
+  @Column('integer', { name: 'unread_replies', default: 0 })
+  unreadReplies!: number;
 }

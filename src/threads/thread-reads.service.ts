@@ -7,13 +7,15 @@ import { AppError } from '../common/errors/app-error';
 import { isUuid } from '../common/ids';
 import { decodeTimeIdCursor, pageOf } from '../common/pagination';
 import type { ThreadMarkedUnread, ThreadReadPayload } from '../contract/events';
+import { CHANNEL_ORDER_LOCK_SEED } from '../events/channel-order';
 import { EventLogService } from '../events/event-log.service';
+import { EventNotifier } from '../events/event-notifier';
 import { asMember, exactTime, isoTime, rows } from '../infra/database/sql';
 import { MessageViews } from '../messages/message-view.service';
 import {
   AFTER_EVERY_ID,
+  exactUnreadRepliesSql,
   threadReadAt,
-  threadStateColumns,
   unreadRepliesSql,
 } from '../messages/thread-state.sql';
 import { hiddenFrom } from '../messages/visibility';
@@ -36,11 +38,37 @@ interface MyThreadRow {
 }
 
 /** The user's cursor in a thread and its unread replies, read in `m`'s transaction ($1 root, $2 user). */
-const STATE = `SELECT ${isoTime(threadReadAt('tr'))} AS last_read_at,
-    COALESCE((SELECT s.unread_replies FROM message_threads t
-               CROSS JOIN LATERAL (SELECT ${threadStateColumns('t', 'tr', 'tr.user_id')}) s
-              WHERE t.root_id = tr.root_id), 0) AS unread_replies
+const STATE = `SELECT ${isoTime(threadReadAt('tr'))} AS last_read_at, ${unreadRepliesSql('tr', 'tr.user_id')} AS unread_replies
   FROM thread_reads tr WHERE tr.root_id = $1 AND tr.user_id = $2`;
+
+/** The channel's order lock, shared: no reply or unsend of channel $1 runs until the transaction ends. */
+const ORDER_LOCK = (channel: string) =>
+  `SELECT pg_advisory_xact_lock_shared(hashtextextended(${channel}::uuid::text, ${CHANNEL_ORDER_LOCK_SEED}))`;
+
+/**
+ * Thread read's one statement ($1 root, $2 user, $3 channel, $4 workspace): under the channel's order lock
+ * (shared, for this statement only: a reply in flight commits first and is before the cursor, so the kept
+ * count is 0), the root gets its (empty) counters row when nobody replied yet, so that views find the
+ * cursor by it; the cursor moves to now, and `notification.thread_read` is written with it. A first
+ * cursor takes part only as a root nobody replied to yet makes its author and the users it mentions
+ * participants (src/messages/message-view.service.ts threadStateOf); reading makes nobody one.
+ */
+const READ = `WITH l AS (${ORDER_LOCK('$3')}),
+  th AS (INSERT INTO message_threads (root_id, channel_id) SELECT $1, $3 FROM l ON CONFLICT (root_id) DO NOTHING),
+  up AS (
+    INSERT INTO thread_reads AS tr (root_id, user_id, channel_id, participant, read_at, read_id, unread_replies)
+    SELECT $1, $2, $3,
+           root.user_id = $2 OR EXISTS (SELECT 1 FROM message_mentions mm WHERE mm.message_id = $1 AND mm.user_id = $2),
+           clock_timestamp(), '${AFTER_EVERY_ID}', 0
+      FROM messages root, l WHERE root.id = $1
+    ON CONFLICT (root_id, user_id) DO UPDATE SET read_at = EXCLUDED.read_at, read_id = EXCLUDED.read_id, unread_replies = 0
+    RETURNING tr.read_at),
+  v AS (SELECT jsonb_build_object('channel_id', $3::uuid, 'thread_id', $1::uuid,
+                                  'last_read_at', ${isoTime('up.read_at')}, 'unread_replies', 0) AS payload FROM up),
+  ev AS (
+    INSERT INTO events (id, workspace_id, channel_id, seq, type, payload, audience)
+    SELECT chat_new_event_id(), $4::uuid, NULL, NULL, 'notification.thread_read', v.payload, ARRAY[$2::uuid] FROM v)
+  SELECT payload FROM v`;
 
 /**
  * Thread read state (CONTRACT §23): a user's cursor per thread, thread read and unread, and the
@@ -57,45 +85,18 @@ export class ThreadReadsService {
     private readonly access: ChannelAccess,
     private readonly views: MessageViews,
     private readonly events: EventLogService,
+    private readonly notifier: EventNotifier,
   ) {}
 
   /** POST /v1/messages/:id/thread/read: the cursor to now; a non-participant gets a cursor but takes no part. */
   async read(p: WorkspacePrincipal, rootId: string, userExternalId?: string): Promise<ThreadReadPayload> {
     const { userId, channelId, workspaceId } = await this.root(p, rootId, userExternalId);
-    return asMember(() =>
-      this.db.transaction(async (m) => {
-        // a root nobody replied to yet gets its (empty) counters row, so that views find the cursor by it
-        await m.query(
-          `INSERT INTO message_threads (root_id, channel_id) VALUES ($1, $2) ON CONFLICT (root_id) DO NOTHING`,
-          [rootId, channelId],
-        );
-        await m.query(
-          // a first cursor takes part only as a root nobody replied to yet makes its author and the users it
-          // mentions participants (src/messages/message-view.service.ts threadStateOf); reading makes nobody one
-          `INSERT INTO thread_reads AS tr (root_id, user_id, channel_id, participant, read_at, read_id)
-         SELECT $1, $2, $3,
-                root.user_id = $2 OR EXISTS (SELECT 1 FROM message_mentions mm WHERE mm.message_id = $1 AND mm.user_id = $2),
-                clock_timestamp(), '${AFTER_EVERY_ID}'
-           FROM messages root WHERE root.id = $1
-         ON CONFLICT (root_id, user_id) DO UPDATE SET read_at = EXCLUDED.read_at, read_id = EXCLUDED.read_id`,
-          [rootId, userId, channelId],
-        );
-        const state = await this.state(m, rootId, userId);
-        const payload: ThreadReadPayload = {
-          channel_id: channelId,
-          thread_id: rootId,
-          last_read_at: state.last_read_at!,
-          unread_replies: state.unread_replies,
-        };
-        await this.events.append(m, {
-          workspaceId,
-          type: 'notification.thread_read',
-          payload,
-          audience: [userId],
-        });
-        return payload;
-      }),
+    const [row] = await asMember(() =>
+      rows<{ payload: ThreadReadPayload }>(this.db.manager, READ, [rootId, userId, channelId, workspaceId]),
     );
+    if (!row) throw AppError.notFound('Message'); // removed meanwhile
+    this.notifier.committed();
+    return row.payload;
   }
 
   /**
@@ -112,6 +113,9 @@ export class ThreadReadsService {
     if (messageId !== undefined && !isUuid(messageId)) throw AppError.notFound('Message');
     return asMember(() =>
       this.db.transaction(async (m) => {
+        // the channel's order lock, shared, until this transaction ends: the count written below stays
+        // right while no reply or unsend can commit in between
+        await m.query(ORDER_LOCK('$1'), [channelId]);
         const [reply] = await rows<{ id: string; thread_id: string | null; deleted: boolean }>(
           m,
           messageId !== undefined
@@ -131,10 +135,12 @@ export class ThreadReadsService {
         }
         if (reply) {
           await m.query(
-            `INSERT INTO thread_reads AS tr (root_id, user_id, channel_id, participant, read_at, read_id)
-           SELECT $1, $2, $3, true, msg.created_at, msg.id FROM messages msg WHERE msg.id = $4
+            `INSERT INTO thread_reads AS tr (root_id, user_id, channel_id, participant, read_at, read_id, unread_replies)
+           SELECT $1, $2, $3, true, msg.created_at, msg.id, ${exactUnreadRepliesSql('t', 'msg.created_at', 'msg.id', '$2::uuid')}
+             FROM messages msg JOIN message_threads t ON t.root_id = $1 WHERE msg.id = $4
            ON CONFLICT (root_id, user_id) DO UPDATE
-             SET participant = true, read_at = EXCLUDED.read_at, read_id = EXCLUDED.read_id`,
+             SET participant = true, read_at = EXCLUDED.read_at, read_id = EXCLUDED.read_id,
+                 unread_replies = EXCLUDED.unread_replies`,
             [rootId, userId, channelId, reply.id],
           );
         }
@@ -174,7 +180,7 @@ export class ThreadReadsService {
          JOIN message_threads t ON t.root_id = tr.root_id
          JOIN messages root ON root.id = tr.root_id
          JOIN channels c ON c.id = tr.channel_id
-         CROSS JOIN LATERAL (SELECT ${unreadRepliesSql('t', 'tr', '$1::uuid')} AS unread_replies) s
+         CROSS JOIN LATERAL (SELECT ${unreadRepliesSql('tr', '$1::uuid')} AS unread_replies) s
         WHERE tr.user_id = $1 AND tr.participant AND t.reply_count > 0 AND NOT ${hiddenFrom('root', '$1::uuid')}
           AND ($2::uuid IS NULL OR tr.channel_id = $2::uuid)
           AND ($3::timestamptz IS NULL OR (t.last_reply_at, t.root_id) < ($3::timestamptz, $4::uuid))

@@ -4,7 +4,7 @@ import { startTestApp, TestApp } from '../support/app';
 import { newWorkspace, TestUser, TestWorkspace } from '../support/fixtures';
 
 /**
- * CONTRACT §23 under concurrency, on PostgreSQL: replies racing thread reads (and an unsend) leave each
+ * CONTRACT §23 under concurrency, on PostgreSQL: replies racing thread reads (a thread unread, an unsend) leave each
  * participant's unread_replies exactly what the thread's replies after their cursor say.
  */
 describe('thread read state racing replies (PostgreSQL)', () => {
@@ -28,7 +28,7 @@ describe('thread read state racing replies (PostgreSQL)', () => {
     deleted_at: string | null;
   }
 
-  it('20 replies racing thread reads leave unread_replies exact for every participant', async () => {
+  it('20 replies racing thread reads, a thread unread and an unsend leave unread_replies exact for every participant', async () => {
     for (let round = 0; round < 3; round++) {
       const root = (await ana.api.post(`/v1/channels/${ch.id}/messages`, { content: `root ${round}` }))
         .body as {
@@ -47,10 +47,21 @@ describe('thread read state racing replies (PostgreSQL)', () => {
         await new Promise((r) => setTimeout(r, k * 3));
         return (k % 2 ? cy : ana).api.post(`/v1/messages/${root.id}/thread/read`);
       });
+      // bo marks the thread unread from the newest reply not his own while the others keep replying
+      const unread = (async () => {
+        await new Promise((r) => setTimeout(r, 5));
+        return bo.api.post(`/v1/messages/${root.id}/thread/unread`);
+      })();
       const unsend = bo.api.delete(`/v1/messages/${first.id}`);
-      const [sent, read] = await Promise.all([Promise.all(replies), Promise.all(reads), unsend]);
+      const [sent, read, marked] = await Promise.all([
+        Promise.all(replies),
+        Promise.all(reads),
+        unread,
+        unsend,
+      ]);
       expect(sent.map((r) => r.status)).toEqual(sent.map(() => 201));
       expect(read.map((r) => r.status)).toEqual(read.map(() => 200));
+      expect(marked.status).toBe(200);
 
       const all = (await ana.api.get(`/v1/messages/${root.id}/replies?limit=100`)).body.messages as Reply[];
       expect(all).toHaveLength(21);

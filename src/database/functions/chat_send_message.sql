@@ -138,12 +138,13 @@ AS $function$
 
           -- CONTRACT §23's participants and cursors: the replier's moves to the reply; the first reply makes
           -- the root's author (cursor at the root) and the users it mentions (just before it) participants;
-          -- a mentioned user takes part from just before the mentioning reply. Members only.
+          -- a mentioned user takes part from just before the mentioning reply. Members only. A cursor made a
+          -- participant here kept 0 as a non-participant, so the count below starts it right.
           IF p_user IS NOT NULL THEN
             INSERT INTO thread_reads AS tr (root_id, user_id, channel_id, participant, read_at, read_id)
             VALUES (p_thread, p_user, p_channel, true, v_created, 'ffffffff-ffff-ffff-ffff-ffffffffffff')
             ON CONFLICT (root_id, user_id) DO UPDATE
-              SET participant = true, read_at = v_created, read_id = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+              SET participant = true, read_at = v_created, read_id = 'ffffffff-ffff-ffff-ffff-ffffffffffff', unread_replies = 0;
           END IF;
           IF v_thread_no = 1 THEN
             INSERT INTO thread_reads AS tr (root_id, user_id, channel_id, participant, read_at, read_id)
@@ -163,6 +164,11 @@ AS $function$
             ON CONFLICT (root_id, user_id) DO UPDATE
               SET participant = true, read_at = EXCLUDED.read_at, read_id = EXCLUDED.read_id WHERE NOT tr.participant;
           END IF;
+          -- every other participant behind the reply has one more unread (a non-participant's count stays 0;
+          -- src/messages/thread-state.sql.ts)
+          UPDATE thread_reads tr SET unread_replies = tr.unread_replies + 1
+           WHERE tr.root_id = p_thread AND tr.participant AND tr.user_id IS DISTINCT FROM p_user
+             AND (tr.read_at, tr.read_id) <= (v_created, v_id);
         END IF;
 
         IF cardinality(p_mentions) > 0 AND NOT v_shadowed THEN

@@ -30,6 +30,7 @@ import { MarkUnread1763691130000 } from './1763691130000-mark-unread';
 import { Drafts1763691140000 } from './1763691140000-drafts';
 import { ThreadReadState1763691150000 } from './1763691150000-thread-read-state';
 import { DraftReferences1763691160000 } from './1763691160000-draft-references';
+import { ThreadUnreadCounts1763691170000 } from './1763691170000-thread-unread-counts';
 
 /** Every migration, in order. Listed explicitly so the same array serves the app, the CLI and tests. */
 export const MIGRATIONS = [
@@ -65,4 +66,5 @@ export const MIGRATIONS = [
   Drafts1763691140000,
   ThreadReadState1763691150000,
   DraftReferences1763691160000,
+  ThreadUnreadCounts1763691170000,
 ];
