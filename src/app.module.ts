@@ -38,6 +38,9 @@ import { WorkspacesApiModule } from './workspaces/workspaces-api.module';
 import { PinsModule } from './pins/pins.module';
 import { DraftsModule } from './drafts/drafts.module';
 import { ThreadsModule } from './threads/threads.module';
+import { RemindersModule } from './reminders/reminders.module';
+import { ReminderFiringModule } from './reminders/reminder-firing.module';
+import { SchedulerModule } from './scheduler/scheduler.module';
 import { BansModule } from './bans/bans.module';
 import { FlagsModule } from './flags/flags.module';
 import { ExportBuildModule } from './exports/export-build.module';
@@ -72,6 +75,7 @@ export class AppModule {
             PinsModule,
             DraftsModule,
             ThreadsModule,
+            RemindersModule,
             ModerationModule,
             BansModule,
             FlagsModule,
@@ -101,6 +105,8 @@ export class AppModule {
         ExportBuildModule, // user export builds + sweeper (started unless SERVICE_ROLE=api)
         ErasureModule, // user erasure jobs (started unless SERVICE_ROLE=api)
         SearchIndexModule, // the search indexer (started unless SERVICE_ROLE=api)
+        SchedulerModule, // due reminders, scheduled messages (started unless SERVICE_ROLE=api)
+        ReminderFiringModule,
         ...api,
       ],
       providers: [

@@ -276,6 +276,12 @@ export const CONFIG_SCHEMA = {
     description: 'How long a user export download_url stays valid (signed afresh on every GET)',
     parse: int(1, 7 * 86400),
   },
+  SERVICE_SCHEDULER_INTERVAL_MS: {
+    default: '1000',
+    description:
+      'How often each worker asks the database for due reminders and scheduled messages (one index probe per kind)',
+    parse: int(100, 4_000),
+  },
   SERVICE_ERASURE_BATCH_SIZE: {
     default: '500',
     description: 'Messages per transaction when a user is erased',

@@ -47,6 +47,8 @@ export interface ServerEventMap {
   /** User-scoped (no seq): the user's draft was saved or deleted (CONTRACT §24), on any of their devices. */
   'draft.updated': { draft: DraftView };
   'draft.deleted': DraftDeletedPayload;
+  /** User-scoped (no seq): the user's reminder fired (CONTRACT §25). */
+  'notification.reminder_due': DomainEventMap['notification.reminder_due'];
   'presence.changed': PresenceChange;
   /** Only to sockets that asked for it (`presence: 'batch'`): a channel's presence changes since the previous batch. */
   'presence.batch': PresenceBatch;
@@ -79,6 +81,7 @@ export const SERVER_EVENTS = [
   'notification.thread_read',
   'draft.updated',
   'draft.deleted',
+  'notification.reminder_due',
   'presence.changed',
   'presence.batch',
   'typing.start',

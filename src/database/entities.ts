@@ -4,6 +4,7 @@ import { Block } from '../blocks/block.entity';
 import { ChannelMember } from '../channels/channel-member.entity';
 import { Channel } from '../channels/channel.entity';
 import { Draft } from '../drafts/draft.entity';
+import { Reminder } from '../reminders/reminder.entity';
 import { UserErasure } from '../erasure/user-erasure.entity';
 import { EventLogEntry } from '../events/event-log-entry.entity';
 import { EventRelayCursor } from '../events/event-relay-cursor.entity';
@@ -65,6 +66,7 @@ export const ENTITIES = [
   UserExport,
   UserErasure,
   Draft,
+  Reminder,
   ThreadRead,
   MessageThreadGap,
 ];

@@ -51,8 +51,8 @@ export class MessageUnsend {
   ) {}
 
   /**
-   * Blanks the messages (content, attachment, metadata), unpins them and updates their threads'
-   * counters. Per message in created order: `message.deleted`, then `message.unpinned` when it was
+   * Blanks the messages (content, attachment, metadata), unpins them, deletes their reminders and
+   * updates their threads' counters (and participants' unread replies). Per message in created order: `message.deleted`, then `message.unpinned` when it was
    * pinned (so pin lists kept from events stay right); then one `thread.updated` per thread that lost
    * replies. An already unsent message is left as it is and fires nothing, so unsending again (or an
    * erasure resumed after a crash) never announces a message twice. `forgetAuthor` also clears the
@@ -68,6 +68,9 @@ export class MessageUnsend {
     const liveIds = live.map((x) => x.id);
     const unpinned = await this.pins.unpinMany(s.m, liveIds);
     await this.repliesGone(s, live);
+    // CONTRACT §25: an unsent message's reminders go, silently (removed messages cascade)
+    if (liveIds.length)
+      await s.m.query(`DELETE FROM reminders WHERE message_id = ANY ($1::uuid[])`, [liveIds]);
     const stamped = await this.repo.unsend(s.m, liveIds, o.forgetAuthor === true);
     const pinned = await this.views.render(s.m, { workspaceId: s.workspaceId, userId: null }, [...unpinned]);
     const pinnedById = new Map(pinned.map(({ shadowed: _, ...v }) => [v.id, v]));

@@ -99,6 +99,15 @@ export class DevicesRepository {
     return rows.map((r) => r.token);
   }
 
+  /** The user's own devices (a reminder's push: muted channels or not). */
+  async userTokens(workspaceId: string, userId: string): Promise<string[]> {
+    const rows: { token: string }[] = await this.db.query(
+      `SELECT d.token FROM devices d WHERE d.workspace_id = $1 AND d.user_id = $2 ORDER BY d.token_sha256`,
+      [workspaceId, userId],
+    );
+    return rows.map((r) => r.token);
+  }
+
   /** Forgets tokens the push gateway reported as dead, whoever holds them now. */
   async deleteTokens(workspaceId: string, tokens: string[]): Promise<number> {
     if (!tokens.length) return 0;

@@ -8,6 +8,14 @@ import { JobProcessor, ProcessesJob } from '../infra/queue/job-processor';
 import { Metrics } from '../ops/metrics';
 
 type CreatedMessage = DomainEventMap['message.created']['message'];
+type PushedEvent =
+  | { workspace_id: string; type: 'message.created'; payload: DomainEventMap['message.created'] }
+  | {
+      workspace_id: string;
+      type: 'notification.reminder_due';
+      payload: DomainEventMap['notification.reminder_due'];
+    }
+  | { workspace_id: string; type: 'other'; payload: unknown };
 
 /** The notification of a new message: who sent it and where, never what it says. */
 export function pushFor(message: CreatedMessage): { title: string; data: Record<string, string> } {
@@ -22,7 +30,8 @@ export function pushFor(message: CreatedMessage): { title: string; data: Record<
  * One `push.message` job: re-reads the event, and sends one multicast per batch of ≤ 500 tokens to the
  * devices of every other member who does not block the sender (nor muted the channel, unless the
  * message mentions them: CONTRACT §18). System messages (no sender), shadowed messages (CONTRACT §19) and
- * messages unsent before the job ran are not pushed. Tokens FCM calls unregistered or invalid are
+ * messages unsent before the job ran are not pushed. A fired reminder (CONTRACT §25) goes to its user's
+ * devices (`reminder`). Tokens FCM calls unregistered or invalid are
  * deleted. When a whole batch fails for another reason (network, credentials, FCM down) and nothing
  * of the message went out yet, the job throws and the queue retries it; later failures are only
  * logged, so a retry never notifies a device twice.
@@ -44,11 +53,38 @@ export class PushProcessor extends JobProcessor<typeof PUSH_JOB> {
 
   async handle(job: { eventId: string }): Promise<void> {
     if (!this.gateway.enabled) return;
-    const rows: { workspace_id: string; type: string; payload: DomainEventMap['message.created'] }[] =
-      await this.db.query(`SELECT workspace_id, type, payload FROM events WHERE id = $1`, [job.eventId]);
+    const rows: PushedEvent[] = await this.db.query(
+      `SELECT workspace_id, type, payload FROM events WHERE id = $1`,
+      [job.eventId],
+    );
     const event = rows[0];
-    if (!event || event.type !== 'message.created') return;
-    const message = event.payload.message;
+    if (event?.type === 'message.created') await this.message(event.workspace_id, event.payload);
+    if (event?.type === 'notification.reminder_due') await this.reminder(event.workspace_id, event.payload);
+  }
+
+  /**
+   * A reminder (CONTRACT §25) to its user's devices, muted channel or not: "Reminder", and where, never
+   * what the message says. Not when the reminder was deleted or re-timed meanwhile.
+   */
+  private async reminder(
+    workspaceId: string,
+    payload: DomainEventMap['notification.reminder_due'],
+  ): Promise<void> {
+    const { reminder } = payload;
+    const [still] = await this.db.query<{ user_id: string }[]>(
+      `SELECT user_id FROM reminders WHERE id = $1 AND fired_at IS NOT NULL`,
+      [reminder.id],
+    );
+    if (!still) return;
+    const tokens = await this.devices.userTokens(workspaceId, still.user_id);
+    await this.deliver(workspaceId, tokens, `reminder ${reminder.id}`, {
+      title: 'Reminder',
+      data: { channel_id: reminder.channel_id, message_id: reminder.message_id, reminder_id: reminder.id },
+    });
+  }
+
+  private async message(workspaceId: string, payload: DomainEventMap['message.created']): Promise<void> {
+    const message = payload.message;
     // system messages have nobody to name; a shadowed one (CONTRACT §19) is for its author's eyes only
     if (message.type === 'system' || !message.user || message.shadowed) return;
     const live: unknown[] = await this.db.query(
@@ -58,13 +94,22 @@ export class PushProcessor extends JobProcessor<typeof PUSH_JOB> {
     if (!live.length) return;
 
     const tokens = await this.devices.recipientTokens(
-      event.workspace_id,
+      workspaceId,
       message.channel_id,
       message.user.id,
       (message.mentions ?? []).map((x) => x.user_id),
     );
+    await this.deliver(workspaceId, tokens, `message ${message.id}`, pushFor(message));
+  }
+
+  /** One multicast per batch of tokens; throws (for a retry) only while nothing of it went out. */
+  private async deliver(
+    workspaceId: string,
+    tokens: string[],
+    what: string,
+    notification: { title: string; data: Record<string, string> },
+  ): Promise<void> {
     if (!tokens.length) return;
-    const notification = pushFor(message);
     let sent = 0;
     for (let i = 0; i < tokens.length; i += this.gateway.maxBatch) {
       const batch = tokens.slice(i, i + this.gateway.maxBatch);
@@ -81,7 +126,7 @@ export class PushProcessor extends JobProcessor<typeof PUSH_JOB> {
       }
       const dead = outcomes.filter(isDeadToken).map((o) => o.token);
       if (dead.length) {
-        const removed = await this.devices.deleteTokens(event.workspace_id, dead);
+        const removed = await this.devices.deleteTokens(workspaceId, dead);
         this.logger.log(`removed ${removed} dead push token(s)`);
       }
       const ok = outcomes.filter((o) => o.ok).length;
@@ -91,12 +136,12 @@ export class PushProcessor extends JobProcessor<typeof PUSH_JOB> {
       this.metrics.push.invalid_token.inc(dead.length);
       if (failed.length && !ok && sent === 0) {
         throw new Error(
-          `push of message ${message.id} failed: ${failed[0]!.errorCode ?? ''} ${failed[0]!.errorMessage ?? ''}`.trim(),
+          `push of ${what} failed: ${failed[0]!.errorCode ?? ''} ${failed[0]!.errorMessage ?? ''}`.trim(),
         );
       }
       if (failed.length)
         this.logger.warn(
-          `push of message ${message.id}: ${failed.length} of ${batch.length} failed (${failed[0]!.errorCode})`,
+          `push of ${what}: ${failed.length} of ${batch.length} failed (${failed[0]!.errorCode})`,
         );
       sent += ok;
     }

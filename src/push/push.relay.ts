@@ -7,6 +7,8 @@ import { SavedCursor } from '../events/saved-cursor';
 import { Metrics } from '../ops/metrics';
 
 export const PUSH_JOB = 'push.message' as const;
+/** The event types a push is made of: a new message (to the channel's members), a reminder (to its user). */
+const PUSHED_TYPES = `('message.created', 'notification.reminder_due')`;
 const RELAY = 'push';
 const BATCH = 500;
 /** A push about a message older than this is noise: such events are passed over (after an outage, say). */
@@ -23,7 +25,7 @@ interface EventRef {
 }
 
 /**
- * Turns committed `message.created` events into push jobs, as its part of the shared log pass
+ * Turns committed `message.created` and `notification.reminder_due` events into push jobs, as its part of the shared log pass
  * (LogTail: (tx_id, position) order below the settled bound, so an event a slow transaction commits
  * late is never skipped). One instance relays at a time (Leadership); its position is a SavedCursor,
  * written with the next pass after jobs were enqueued (and otherwise at least every SAVE_EVERY_MS when
@@ -89,7 +91,7 @@ export class PushRelay implements LogTailPart {
       `SELECT e.id, e.tx_id::text AS tx, e.position AS pos, e.created_at, e.created_at < now() - make_interval(secs => ${PUSH_MAX_AGE_SECONDS}) AS stale
          FROM events e
         WHERE (e.tx_id, e.position) > (${q.param(at.txId, 'xid8')}, ${q.param(at.position, 'bigint')})
-          AND e.tx_id < ${q.bound} AND e.type = 'message.created'
+          AND e.tx_id < ${q.bound} AND e.type IN ${PUSHED_TYPES}
         ORDER BY e.tx_id, e.position LIMIT ${BATCH}`,
     );
     return `(SELECT COALESCE(json_agg(json_build_object('id', id, 'tx', tx, 'pos', pos, 'stale', stale, 'created_at', created_at) ORDER BY tx::xid8, pos), '[]') FROM push_ev)`;

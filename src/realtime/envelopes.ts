@@ -42,6 +42,8 @@ export function messageIdOf(e: StoredEvent): string | null {
     case 'channel.state_changed':
     case 'draft.updated':
     case 'draft.deleted':
+    case 'notification.reminder_due':
+    case 'reminder.due':
     case 'member.joined':
     case 'member.left':
     case 'member.role_changed':
@@ -164,7 +166,10 @@ export class EnvelopeBuilder {
         return envelope(e, 'draft.updated', e.payload, e.payload.draft.channel_id);
       case 'draft.deleted':
         return envelope(e, 'draft.deleted', e.payload, e.payload.channel_id);
+      case 'notification.reminder_due':
+        return envelope(e, 'notification.reminder_due', e.payload, e.payload.reminder.channel_id);
       case 'user.created': // webhook-only events have no realtime form
+      case 'reminder.due':
       case 'user.banned':
       case 'user.unbanned':
       case 'user.flagged':

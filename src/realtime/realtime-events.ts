@@ -84,6 +84,7 @@ export const REALTIME_NAME: Partial<Record<DomainEventType, ServerEventName>> = 
   'notification.thread_read': 'notification.thread_read',
   'draft.updated': 'draft.updated',
   'draft.deleted': 'draft.deleted',
+  'notification.reminder_due': 'notification.reminder_due',
 };
 
 /**

@@ -26,6 +26,7 @@ export const WEBHOOK_EVENTS = [
   'user.created',
   'user.banned',
   'user.unbanned',
+  'reminder.due',
 ] as const satisfies readonly DomainEventType[];
 
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];

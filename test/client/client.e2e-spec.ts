@@ -139,6 +139,26 @@ describe('@chat-service/client', () => {
     expect((await laptop.client.listMyDrafts()).drafts).toEqual([]);
   });
 
+  it('sets, re-times, lists and deletes reminders, and hears one fire', async () => {
+    const a = track(recordedClient(t, ws, ana));
+    await a.client.connect();
+    const m = await a.client.sendMessage('team', { content: 'remind me' });
+    const saved = await a.client.createReminder(m.id);
+    expect([saved.message_id, saved.status, saved.remind_at]).toEqual([m.id, 'saved', null]);
+    const at = new Date(Date.now() + 1500).toISOString();
+    expect((await a.client.updateReminder(m.id, { remind_at: at })).status).toBe('upcoming');
+    await until('the reminder fires', () =>
+      a.events.some((e) => e.type === 'notification.reminder_due' && e.data.reminder.id === saved.id),
+    );
+    expect((await a.client.listMyReminders({ filter: 'due' })).reminders.map((r) => r.id)).toEqual([
+      saved.id,
+    ]);
+    await a.client.deleteReminder(m.id);
+    expect((await a.client.listMyReminders()).reminders).toEqual([]);
+    const again = await a.client.deleteReminder(m.id).catch((e: unknown) => e);
+    expect([(again as ChatApiError).status, (again as ChatApiError).code]).toEqual([404, 'NOT_FOUND']);
+  });
+
   it('reads and marks threads, lists the caller’s threads, and hears its own thread read state', async () => {
     const a = track(recordedClient(t, ws, ana));
     const b = track(recordedClient(t, ws, bo));

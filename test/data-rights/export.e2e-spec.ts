@@ -58,6 +58,7 @@ interface ExportDocument {
   }[];
   bans: { channel_id: string | null; shadow: boolean; reason: string | null; expires_at: string | null }[];
   drafts: { channel_id: string; thread_id: string | null; content: string; mentions: string[] }[];
+  reminders: { message_id: string; channel_id: string; remind_at: string | null; status: string }[];
 }
 
 const TTL_SECONDS = 2;
@@ -156,6 +157,12 @@ describe('data rights: user exports', () => {
       201,
     );
 
+    // reminders: ana's (one saved, one upcoming), not bo's
+    const remindAt = new Date(Date.now() + 3600_000).toISOString();
+    expect((await ana.api.post(`/v1/messages/${b1.id}/reminder`, {})).status).toBe(201);
+    expect((await ana.api.post(`/v1/messages/${a1.id}/reminder`, { remind_at: remindAt })).status).toBe(201);
+    expect((await bo.api.post(`/v1/messages/${b1.id}/reminder`, {})).status).toBe(201);
+
     const id = await requestExport(ws, 'ana');
     const pending = await ws.api.get(`/v1/exports/${id}`);
     expect(pending.status).toBe(200);
@@ -214,6 +221,15 @@ describe('data rights: user exports', () => {
       [ch.id, a1.id, threadDraft.content, []],
     ]);
 
+    expect(
+      doc.reminders
+        .map((r) => [r.message_id, r.channel_id, r.remind_at, r.status])
+        .sort((a, b) => String(a[3]).localeCompare(String(b[3]))),
+    ).toEqual([
+      [b1.id, ch.id, null, 'saved'],
+      [a1.id, ch.id, remindAt, 'upcoming'],
+    ]);
+
     // the whole document, scanned: no other user's content, no full token
     for (const foreign of [
       b1.content,
@@ -235,14 +251,15 @@ describe('data rights: user exports', () => {
     await ws.user('dee', 'Dee');
     const { doc } = await exportOf(ws, 'dee');
     expect(doc.user.external_id).toBe('dee');
-    expect([doc.messages, doc.memberships, doc.reactions, doc.blocks, doc.devices, doc.drafts]).toEqual([
-      [],
-      [],
-      [],
-      [],
-      [],
-      [],
-    ]);
+    expect([
+      doc.messages,
+      doc.memberships,
+      doc.reactions,
+      doc.blocks,
+      doc.devices,
+      doc.drafts,
+      doc.reminders,
+    ]).toEqual([[], [], [], [], [], [], []]);
   });
 
   it('holds the flags the user raised (targets by id, never their content) and the user’s bans, shadow ones marked', async () => {

@@ -185,6 +185,33 @@ describe('push notifications through FCM', () => {
     }
   });
 
+  it('pushes a fired reminder to its user’s devices only, from a muted channel too: "Reminder" and where, never the content', async () => {
+    await register(bo, 'tok-bo-phone');
+    await register(bo, 'tok-bo-web', 'web');
+    await register(cy, 'tok-cy');
+    const m = await send(ana, BODY);
+    await until('the message’s pushes', () => fcm.requests.length >= 3);
+    await sleep(300);
+    fcm.reset();
+    const muted = await bo.api.patch(`/v1/me/channels/${channel.id}/state`, { muted_until: 'forever' });
+    expect(muted.status).toBe(200);
+    const at = new Date(Date.now() + 1200).toISOString();
+    const r = await bo.api.post(`/v1/messages/${m.id}/reminder`, { remind_at: at });
+    expect(r.status).toBe(201);
+    await until('two FCM requests', () => fcm.requests.length >= 2);
+    await sleep(500);
+    expect(tokensSent()).toEqual(['tok-bo-phone', 'tok-bo-web']);
+    for (const req of fcm.requests)
+      expect(req.body).toEqual({
+        message: {
+          token: req.body.message.token,
+          notification: { title: 'Reminder' },
+          data: { channel_id: channel.id, message_id: m.id, reminder_id: r.body.id },
+        },
+      });
+    expect(JSON.stringify(fcm.requests)).not.toContain('secret plan');
+  });
+
   it('sends nothing for system messages, nor for a message unsent before its push went out', async () => {
     await register(bo, 'tok-bo');
     const sys = await ws.api.post('/v1/messages', {

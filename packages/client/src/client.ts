@@ -37,9 +37,14 @@ import type {
   SyncPage,
   UpdateChannelDto,
   MarkUnreadResult,
+  CreateReminderDto,
   Draft,
   DraftList,
   ListMyDraftsData,
+  ListMyRemindersData,
+  Reminder,
+  ReminderList,
+  UpdateReminderDto,
   SaveDraftDto,
   ListMyThreadsData,
   MyThreadList,
@@ -108,6 +113,7 @@ export type SyncQuery = NonNullable<SyncMyEventsData['query']>;
 export type GetPresenceQuery = NonNullable<GetChannelPresenceData['query']>;
 export type ListMyDraftsQuery = NonNullable<ListMyDraftsData['query']>;
 export type ListMyThreadsQuery = NonNullable<ListMyThreadsData['query']>;
+export type ListMyRemindersQuery = NonNullable<ListMyRemindersData['query']>;
 
 const seg = (s: string) => encodeURIComponent(s);
 const sleep = (ms: number, signal?: AbortSignal) =>
@@ -339,6 +345,30 @@ export class ChatClient {
   /** The threads the caller takes part in, latest reply first, with their unread replies. */
   listMyThreads(query: ListMyThreadsQuery = {}): Promise<MyThreadList> {
     return this.rest.json('GET', '/v1/me/threads', { query });
+  }
+
+  // ---- reminders ----
+
+  /**
+   * Set a reminder about a message: with `remind_at` (1 s to 1 year ahead) it fires then, as
+   * `notification.reminder_due` on the user's sockets and a push; without, it is saved for later.
+   */
+  createReminder(messageId: string, body: CreateReminderDto = {}): Promise<Reminder> {
+    return this.rest.json('POST', `/v1/messages/${seg(messageId)}/reminder`, { body });
+  }
+
+  /** Re-time a reminder (a time arms it again, a fired one too) or, with null, make it saved. */
+  updateReminder(messageId: string, body: UpdateReminderDto): Promise<Reminder> {
+    return this.rest.json('PATCH', `/v1/messages/${seg(messageId)}/reminder`, { body });
+  }
+
+  async deleteReminder(messageId: string): Promise<void> {
+    await this.rest.request('DELETE', `/v1/messages/${seg(messageId)}/reminder`);
+  }
+
+  /** The caller's reminders: `due` newest fired first, `upcoming` soonest first, else newest first. */
+  listMyReminders(query: ListMyRemindersQuery = {}): Promise<ReminderList> {
+    return this.rest.json('GET', '/v1/me/reminders', { query });
   }
 
   // ---- drafts ----

@@ -11,6 +11,8 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'LAST_ADMIN'
   | 'PIN_LIMIT'
+  | 'REMINDER_EXISTS'
+  | 'REMINDER_LIMIT'
   | 'MESSAGE_TOO_LARGE'
   | 'ATTACHMENT_TOO_LARGE'
   | 'PAYLOAD_TOO_LARGE'
@@ -41,6 +43,8 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   NOT_FOUND: 'Not found',
   LAST_ADMIN: 'The last admin of a group cannot be demoted',
   PIN_LIMIT: 'The channel has as many pinned messages as it may have',
+  REMINDER_EXISTS: 'You already have a reminder about this message',
+  REMINDER_LIMIT: 'You have as many reminders as you may have',
   MESSAGE_TOO_LARGE: 'The message is too large',
   ATTACHMENT_TOO_LARGE: 'The attachment is too large',
   PAYLOAD_TOO_LARGE: 'The request body is too large',
@@ -96,6 +100,8 @@ export function httpStatusOf(code: ErrorCode): number {
       return 404;
     case 'LAST_ADMIN':
     case 'PIN_LIMIT':
+    case 'REMINDER_EXISTS':
+    case 'REMINDER_LIMIT':
       return 409;
     case 'MESSAGE_TOO_LARGE':
     case 'ATTACHMENT_TOO_LARGE':

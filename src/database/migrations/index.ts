@@ -31,6 +31,7 @@ import { Drafts1763691140000 } from './1763691140000-drafts';
 import { ThreadReadState1763691150000 } from './1763691150000-thread-read-state';
 import { DraftReferences1763691160000 } from './1763691160000-draft-references';
 import { ThreadUnreadCounts1763691170000 } from './1763691170000-thread-unread-counts';
+import { Reminders1763691180000 } from './1763691180000-reminders';
 
 /** Every migration, in order. Listed explicitly so the same array serves the app, the CLI and tests. */
 export const MIGRATIONS = [
@@ -67,4 +68,5 @@ export const MIGRATIONS = [
   ThreadReadState1763691150000,
   DraftReferences1763691160000,
   ThreadUnreadCounts1763691170000,
+  Reminders1763691180000,
 ];

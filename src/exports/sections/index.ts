@@ -7,6 +7,7 @@ import { flagsSection } from './flags.section';
 import { membershipsSection } from './memberships.section';
 import { messagesSection } from './messages.section';
 import { reactionsSection } from './reactions.section';
+import { remindersSection } from './reminders.section';
 import { moderationMuteSection, userSection } from './user.section';
 
 /**
@@ -25,4 +26,5 @@ export const EXPORT_SECTIONS: readonly ExportSection[] = [
   flagsSection,
   bansSection,
   draftsSection,
+  remindersSection,
 ];

@@ -18,7 +18,7 @@ export type Readiness = {
     checks: ReadinessChecks;
 };
 
-export type ErrorCode = 'VALIDATION_ERROR' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_A_MEMBER' | 'NOT_AUTHOR' | 'MUTED' | 'BANNED' | 'CHANNEL_FROZEN' | 'NOT_FOUND' | 'LAST_ADMIN' | 'PIN_LIMIT' | 'MESSAGE_TOO_LARGE' | 'ATTACHMENT_TOO_LARGE' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'EDIT_WINDOW_EXPIRED' | 'UNSEND_WINDOW_EXPIRED' | 'MESSAGE_REJECTED' | 'MESSAGE_DELETED' | 'RATE_LIMITED' | 'SLOW_MODE' | 'INTERNAL' | 'UNAVAILABLE';
+export type ErrorCode = 'VALIDATION_ERROR' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_A_MEMBER' | 'NOT_AUTHOR' | 'MUTED' | 'BANNED' | 'CHANNEL_FROZEN' | 'NOT_FOUND' | 'LAST_ADMIN' | 'PIN_LIMIT' | 'REMINDER_EXISTS' | 'REMINDER_LIMIT' | 'MESSAGE_TOO_LARGE' | 'ATTACHMENT_TOO_LARGE' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'EDIT_WINDOW_EXPIRED' | 'UNSEND_WINDOW_EXPIRED' | 'MESSAGE_REJECTED' | 'MESSAGE_DELETED' | 'RATE_LIMITED' | 'SLOW_MODE' | 'INTERNAL' | 'UNAVAILABLE';
 
 export type ErrorDetail = {
     /**
@@ -828,7 +828,7 @@ export type Mute = {
 /**
  * Event names to subscribe to.
  */
-export type WebhookEvent = 'message.created' | 'message.updated' | 'message.deleted' | 'message.pinned' | 'message.unpinned' | 'message.reaction.added' | 'message.reaction.removed' | 'message.mentioned' | 'message.moderated' | 'message.flagged' | 'user.flagged' | 'channel.created' | 'channel.updated' | 'channel.deleted' | 'member.joined' | 'member.left' | 'user.created' | 'user.banned' | 'user.unbanned';
+export type WebhookEvent = 'message.created' | 'message.updated' | 'message.deleted' | 'message.pinned' | 'message.unpinned' | 'message.reaction.added' | 'message.reaction.removed' | 'message.mentioned' | 'message.moderated' | 'message.flagged' | 'user.flagged' | 'channel.created' | 'channel.updated' | 'channel.deleted' | 'member.joined' | 'member.left' | 'user.created' | 'user.banned' | 'user.unbanned' | 'reminder.due';
 
 export type CreateWebhookDto = {
     /**
@@ -997,7 +997,7 @@ export type DeliveryWithAttempts = {
 /**
  * The event name, as realtime names it (`message.new`, `draft.updated`, …).
  */
-export type RealtimeEventName = 'message.new' | 'message.updated' | 'message.deleted' | 'message.mentioned' | 'message.pinned' | 'message.unpinned' | 'reaction.add' | 'reaction.remove' | 'channel.created' | 'channel.updated' | 'channel.deleted' | 'channel.read' | 'member.added' | 'member.removed' | 'member.role_changed' | 'notification.mention' | 'channel.state_changed' | 'notification.mark_unread' | 'notification.thread_read' | 'draft.updated' | 'draft.deleted' | 'presence.changed' | 'presence.batch' | 'typing.start' | 'typing.stop';
+export type RealtimeEventName = 'message.new' | 'message.updated' | 'message.deleted' | 'message.mentioned' | 'message.pinned' | 'message.unpinned' | 'reaction.add' | 'reaction.remove' | 'channel.created' | 'channel.updated' | 'channel.deleted' | 'channel.read' | 'member.added' | 'member.removed' | 'member.role_changed' | 'notification.mention' | 'channel.state_changed' | 'notification.mark_unread' | 'notification.thread_read' | 'draft.updated' | 'draft.deleted' | 'notification.reminder_due' | 'presence.changed' | 'presence.batch' | 'typing.start' | 'typing.stop';
 
 export type SyncEvent = {
     /**
@@ -1303,6 +1303,50 @@ export type MyThreadList = {
     threads: Array<MyThread>;
     next_cursor: string | null;
     has_more: boolean;
+};
+
+export type CreateReminderDto = {
+    /**
+     * When to be reminded, 1 s to 1 year ahead; omitted or null: saved for later (never fires).
+     */
+    remind_at?: string | null;
+    /**
+     * Backend keys name the user they act for.
+     */
+    user_external_id?: string;
+};
+
+export type Reminder = {
+    id: string;
+    message_id: string;
+    channel_id: string;
+    channel_external_id: string;
+    remind_at: string | null;
+    status: 'saved' | 'upcoming' | 'due';
+    fired_at: string | null;
+    created_at: string;
+    updated_at: string;
+    /**
+     * The message as history shows it to the user.
+     */
+    message: Message;
+};
+
+export type UpdateReminderDto = {
+    /**
+     * A time (1 s to 1 year ahead) arms the reminder, re-arming a fired one; null makes it saved.
+     */
+    remind_at: string | null;
+    /**
+     * Backend keys name the user they act for.
+     */
+    user_external_id?: string;
+};
+
+export type ReminderList = {
+    reminders: Array<Reminder>;
+    has_more: boolean;
+    next_cursor: string | null;
 };
 
 export type AuditEntry = {
@@ -5820,6 +5864,227 @@ export type ListMyThreadsResponses = {
 };
 
 export type ListMyThreadsResponse = ListMyThreadsResponses[keyof ListMyThreadsResponses];
+
+export type DeleteReminderData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query?: {
+        /**
+         * Backend keys name the user they act for.
+         */
+        user_external_id?: string;
+    };
+    url: '/v1/messages/{id}/reminder';
+};
+
+export type DeleteReminderErrors = {
+    /**
+     * VALIDATION_ERROR: a backend key without user_external_id
+     */
+    400: Error;
+    /**
+     * UNAUTHORIZED: missing, malformed, expired or wrongly signed credentials
+     */
+    401: Error;
+    /**
+     * NOT_A_MEMBER: a user outside the channel
+     *
+     * FORBIDDEN: the operator token (this route takes a workspace key or a user token)
+     */
+    403: Error;
+    /**
+     * NOT_FOUND: no such message in the workspace, or the user has no reminder about it
+     */
+    404: Error;
+    /**
+     * INTERNAL: an unexpected error (never a stack trace or SQL)
+     */
+    500: Error;
+    /**
+     * UNAVAILABLE: the database or Redis is down; Retry-After in seconds
+     */
+    503: Error;
+};
+
+export type DeleteReminderError = DeleteReminderErrors[keyof DeleteReminderErrors];
+
+export type DeleteReminderResponses = {
+    /**
+     * Deleted
+     */
+    204: void;
+};
+
+export type DeleteReminderResponse = DeleteReminderResponses[keyof DeleteReminderResponses];
+
+export type UpdateReminderData = {
+    body: UpdateReminderDto;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/v1/messages/{id}/reminder';
+};
+
+export type UpdateReminderErrors = {
+    /**
+     * VALIDATION_ERROR: remind_at not an RFC 3339 time 1 second to 1 year ahead; a backend key without user_external_id
+     */
+    400: Error;
+    /**
+     * UNAUTHORIZED: missing, malformed, expired or wrongly signed credentials
+     */
+    401: Error;
+    /**
+     * NOT_A_MEMBER: a user outside the channel
+     *
+     * FORBIDDEN: the operator token (this route takes a workspace key or a user token)
+     */
+    403: Error;
+    /**
+     * NOT_FOUND: no such message in the workspace, or the user has no reminder about it
+     */
+    404: Error;
+    /**
+     * PAYLOAD_TOO_LARGE: a body over 256 KiB
+     */
+    413: Error;
+    /**
+     * UNSUPPORTED_MEDIA_TYPE: a body in an encoding or charset the server cannot read
+     */
+    415: Error;
+    /**
+     * INTERNAL: an unexpected error (never a stack trace or SQL)
+     */
+    500: Error;
+    /**
+     * UNAVAILABLE: the database or Redis is down; Retry-After in seconds
+     */
+    503: Error;
+};
+
+export type UpdateReminderError = UpdateReminderErrors[keyof UpdateReminderErrors];
+
+export type UpdateReminderResponses = {
+    200: Reminder;
+};
+
+export type UpdateReminderResponse = UpdateReminderResponses[keyof UpdateReminderResponses];
+
+export type CreateReminderData = {
+    body: CreateReminderDto;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/v1/messages/{id}/reminder';
+};
+
+export type CreateReminderErrors = {
+    /**
+     * VALIDATION_ERROR: remind_at not an RFC 3339 time 1 second to 1 year ahead; a backend key without user_external_id
+     */
+    400: Error;
+    /**
+     * UNAUTHORIZED: missing, malformed, expired or wrongly signed credentials
+     */
+    401: Error;
+    /**
+     * NOT_A_MEMBER: a user outside the channel
+     *
+     * FORBIDDEN: the operator token (this route takes a workspace key or a user token)
+     */
+    403: Error;
+    /**
+     * NOT_FOUND: no such message in the workspace (or one the user does not see)
+     */
+    404: Error;
+    /**
+     * REMINDER_EXISTS: the user has a reminder about this message; REMINDER_LIMIT: the user has 1,000 reminders
+     */
+    409: Error;
+    /**
+     * PAYLOAD_TOO_LARGE: a body over 256 KiB
+     */
+    413: Error;
+    /**
+     * UNSUPPORTED_MEDIA_TYPE: a body in an encoding or charset the server cannot read
+     */
+    415: Error;
+    /**
+     * MESSAGE_DELETED: the message was unsent
+     */
+    422: Error;
+    /**
+     * INTERNAL: an unexpected error (never a stack trace or SQL)
+     */
+    500: Error;
+    /**
+     * UNAVAILABLE: the database or Redis is down; Retry-After in seconds
+     */
+    503: Error;
+};
+
+export type CreateReminderError = CreateReminderErrors[keyof CreateReminderErrors];
+
+export type CreateReminderResponses = {
+    201: Reminder;
+};
+
+export type CreateReminderResponse = CreateReminderResponses[keyof CreateReminderResponses];
+
+export type ListMyRemindersData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Page size, 1-100 (default 50).
+         */
+        limit?: number;
+        /**
+         * `due`: newest fired first; `upcoming`: soonest first; `saved` and none: newest created first.
+         */
+        filter?: 'saved' | 'upcoming' | 'due';
+        /**
+         * The `next_cursor` of the previous page.
+         */
+        before?: string;
+    };
+    url: '/v1/me/reminders';
+};
+
+export type ListMyRemindersErrors = {
+    /**
+     * VALIDATION_ERROR: a limit outside 1-100, a malformed cursor, an unknown parameter; an unknown filter
+     */
+    400: Error;
+    /**
+     * UNAUTHORIZED: missing, malformed, expired or wrongly signed credentials
+     */
+    401: Error;
+    /**
+     * FORBIDDEN: a workspace key (this route takes a user token)
+     */
+    403: Error;
+    /**
+     * INTERNAL: an unexpected error (never a stack trace or SQL)
+     */
+    500: Error;
+    /**
+     * UNAVAILABLE: the database or Redis is down; Retry-After in seconds
+     */
+    503: Error;
+};
+
+export type ListMyRemindersError = ListMyRemindersErrors[keyof ListMyRemindersErrors];
+
+export type ListMyRemindersResponses = {
+    200: ReminderList;
+};
+
+export type ListMyRemindersResponse = ListMyRemindersResponses[keyof ListMyRemindersResponses];
 
 export type ListModerationAuditData = {
     body?: never;

@@ -236,6 +236,34 @@ export interface DraftDeletedPayload {
   thread_id: string | null;
 }
 
+/** CONTRACT §25: a user's reminder about a message, as its owner sees it. */
+export interface ReminderView {
+  id: string;
+  message_id: string;
+  channel_id: string;
+  channel_external_id: string;
+  /** null: saved for later, never fires. */
+  remind_at: string | null;
+  status: 'saved' | 'upcoming' | 'due';
+  fired_at: string | null;
+  created_at: string;
+  updated_at: string;
+  /** The message as history shows it to the user. */
+  message: MessageView;
+}
+
+/** CONTRACT §25: the webhook's reminder: whose it is, never what the message says. */
+export interface ReminderDuePayload {
+  reminder: {
+    id: string;
+    message_id: string;
+    channel_id: string;
+    channel_external_id: string;
+    remind_at: string;
+    user: { id: string; external_id: string; name: string | null };
+  };
+}
+
 /**
  * CONTRACT §19: a report of a message (`message.flagged`) or a user (`user.flagged`). A workspace event
  * for webhooks only. `user_id` is the flagged user, or the message's author (null once the author was
@@ -341,6 +369,10 @@ export interface DomainEventMap {
   /** CONTRACT §24: user-scoped (audience: the draft's owner), never a webhook. */
   'draft.updated': { draft: DraftView };
   'draft.deleted': DraftDeletedPayload;
+  /** CONTRACT §25: a reminder fired; user-scoped (audience: its owner), and the push to their devices. */
+  'notification.reminder_due': { reminder: ReminderView; message: MessageView };
+  /** CONTRACT §25: a reminder fired; webhooks only (no audience, no channel: nobody's sockets or sync). */
+  'reminder.due': ReminderDuePayload;
   /** CONTRACT §19: a ban was set (or replaced) or lifted; `channel_id` for a channel ban. Webhooks only. */
   'user.banned': BanPayload;
   'user.unbanned': BanPayload;
