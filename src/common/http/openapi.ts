@@ -24,6 +24,8 @@ export const API_TAGS: Record<string, string> = {
   pins: 'Pinned messages.',
   threads: "Thread read state: a user's cursor per thread, unread replies, the caller's threads.",
   drafts: "The caller's drafts of channels and threads, synced across their devices. User JWT only.",
+  reminders:
+    "A user's reminders about messages: saved for later, or fired once at their time (socket event, push, webhook).",
   search: 'Full-text search of messages.',
   sync: 'Catching up after a disconnect: events since a cursor.',
   attachments: 'Presigned uploads and the files they store.',
