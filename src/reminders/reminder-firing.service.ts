@@ -27,14 +27,16 @@ export class ReminderFiring implements DueSource, OnModuleInit {
 
   /**
    * The scheduler's pass: up to `limit` reminders whose time came, claimed with SKIP LOCKED and marked
-   * fired with their events in one transaction (the `reminders_due` index: one probe when none is due).
+   * fired with their events in one transaction (the `reminders_due` index: one probe when none is due;
+   * the bound is statement_timestamp(), stable, so the index range ends there: clock_timestamp(),
+   * volatile, would filter every pending entry instead, as bench/scheduler-idle.ts showed).
    */
   async fireDue(limit: number): Promise<number> {
     return this.db.transaction(async (m) => {
       const fired = await rows<ReminderRow>(
         m,
         `WITH due AS (
-           SELECT r.id FROM reminders r WHERE r.remind_at <= clock_timestamp() AND r.fired_at IS NULL
+           SELECT r.id FROM reminders r WHERE r.remind_at <= statement_timestamp() AND r.fired_at IS NULL
             ORDER BY r.remind_at LIMIT $1 FOR UPDATE SKIP LOCKED),
          f AS (UPDATE reminders r SET fired_at = clock_timestamp(), updated_at = clock_timestamp()
                  FROM due WHERE r.id = due.id RETURNING r.*)
