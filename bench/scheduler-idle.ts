@@ -71,9 +71,10 @@ async function setPending(pg: PgCluster, n: number): Promise<void> {
 
 async function window(pg: PgCluster, serverPid: number, pending: number): Promise<Window> {
   await setPending(pg, pending);
-  const [{ n }] = (await pgQuery(pg.url('chat'), `SELECT count(*)::int AS n FROM reminders`)) as {
+  const [count] = (await pgQuery(pg.url('chat'), `SELECT count(*)::int AS n FROM reminders`)) as {
     n: number;
   }[];
+  const n = count?.n;
   if (n !== pending) throw new Error(`expected ${pending} pending reminders, found ${n}`);
   await sleep(1500);
   await resetStatements(pg);

@@ -41,13 +41,15 @@ export class ReminderFiring implements DueSource, OnModuleInit {
          f AS (UPDATE reminders r SET fired_at = clock_timestamp(), updated_at = clock_timestamp()
                  FROM due WHERE r.id = due.id RETURNING r.*)
          SELECT ${COLUMNS}, '' AS list_key FROM f r JOIN channels c ON c.id = r.channel_id JOIN users u ON u.id = r.user_id
+           JOIN messages msg ON msg.id = r.message_id
           ORDER BY r.remind_at, r.id`,
         [limit],
       );
       const views = new Map((await this.reminders.withMessages(m, fired)).map((v) => [v.id, v]));
       for (const row of fired) {
         const reminder = views.get(row.id);
-        if (!reminder) continue; // its message went as it fell due: nothing to remind of
+        // its message went, was unsent, or is by a user its owner blocks since: fired, and nothing said
+        if (!reminder) continue;
         await this.events.append(m, {
           workspaceId: row.workspace_id,
           type: 'notification.reminder_due',

@@ -7,15 +7,15 @@ import { newId } from '../common/ids';
 import { decodeTimeIdCursor, pageOf } from '../common/pagination';
 import { parseRfc3339 } from '../common/rfc3339';
 import type { ReminderView } from '../contract/events';
+import { CHANNEL_ORDER_LOCK_SEED } from '../events/channel-order';
 import { asMember, exactTime, rows } from '../infra/database/sql';
 import { hiddenFrom } from '../messages/visibility';
 import type { MyRemindersQueryDto, ReminderStatus } from './dto/reminder.dto';
-import { COLUMNS, FROM, ReminderRow, ReminderViews } from './reminder-views';
+import { COLUMNS, FROM, HIDDEN, ReminderRow, ReminderViews } from './reminder-views';
 
 /** CONTRACT §25's bounds. */
 export const MAX_REMINDERS_PER_USER = 1000;
 const MIN_AHEAD_MS = 1000;
-const MAX_AHEAD_MS = 366 * 86_400_000;
 /** The advisory lock a user's reminder inserts take, so the per-user cap holds under concurrency. */
 const REMINDER_CAP_LOCK_SEED = 2510;
 
@@ -54,16 +54,21 @@ export class RemindersService {
     const id = newId();
     await asMember(() =>
       this.db.transaction(async (m) => {
-        // the cap is counted after the user's lock is held, so two creates never both take the last place
-        await m.query(`SELECT pg_advisory_xact_lock(hashtextextended($1::text, ${REMINDER_CAP_LOCK_SEED}))`, [
-          userId,
-        ]);
-        const [count] = await rows<{ n: number }>(
-          m,
-          `SELECT count(*)::int AS n FROM reminders WHERE user_id = $1`,
-          [userId],
+        // the channel's order lock, shared, then the user's: an unsend of the message (which deletes its
+        // reminders holding the channel's lock) has either happened, and is seen below, or waits for this
+        // one; the cap is counted with the user's lock held, so two creates never both take the last place
+        await m.query(
+          `SELECT pg_advisory_xact_lock_shared(hashtextextended($1::uuid::text, ${CHANNEL_ORDER_LOCK_SEED})),
+                  pg_advisory_xact_lock(hashtextextended($2::text, ${REMINDER_CAP_LOCK_SEED}))`,
+          [channelId, userId],
         );
-        if (count!.n >= MAX_REMINDERS_PER_USER) throw new AppError('REMINDER_LIMIT');
+        const [message] = await rows<{ deleted: boolean }>(
+          m,
+          `SELECT deleted_at IS NOT NULL AS deleted FROM messages WHERE id = $1`,
+          [messageId],
+        );
+        if (!message) throw AppError.notFound('Message');
+        if (message.deleted) throw new AppError('MESSAGE_DELETED');
         const inserted = await rows<{ id: string }>(
           m,
           `INSERT INTO reminders (id, workspace_id, channel_id, user_id, message_id, remind_at, created_at, updated_at)
@@ -72,6 +77,12 @@ export class RemindersService {
           [id, p.workspaceId, channelId, userId, messageId, at],
         );
         if (!inserted.length) throw new AppError('REMINDER_EXISTS');
+        const [count] = await rows<{ n: number }>(
+          m,
+          `SELECT count(*)::int AS n FROM reminders WHERE user_id = $1`,
+          [userId],
+        );
+        if (count!.n > MAX_REMINDERS_PER_USER) throw new AppError('REMINDER_LIMIT'); // rolls the insert back
       }),
     );
     return this.one(userId, id);
@@ -116,7 +127,7 @@ export class RemindersService {
     const found = await rows<ReminderRow>(
       this.db.manager,
       `SELECT ${COLUMNS}, ${exactTime(list.key)} AS list_key FROM ${FROM}
-        WHERE r.user_id = $1 AND ${list.where}
+        WHERE r.user_id = $1 AND ${list.where} AND NOT ${HIDDEN}
           AND ($2::timestamptz IS NULL OR (${list.key}, r.id) ${after} ($2::timestamptz, $3::uuid))
         ORDER BY ${list.key} ${list.order}, r.id ${list.order} LIMIT $4`,
       [p.userId, cursor?.key ?? null, cursor?.id ?? null, limit + 1],
@@ -133,8 +144,10 @@ export class RemindersService {
   private when(value: string | null): string | null {
     if (value === null) return null;
     const instant = parseRfc3339(value);
-    const ahead = instant ? Date.parse(instant.utc) - Date.now() : NaN;
-    if (!instant || !(ahead >= MIN_AHEAD_MS && ahead <= MAX_AHEAD_MS))
+    const at = instant ? Date.parse(instant.utc) : NaN;
+    const now = new Date();
+    const yearAhead = new Date(now).setUTCFullYear(now.getUTCFullYear() + 1);
+    if (!instant || !(at - now.getTime() >= MIN_AHEAD_MS && at <= yearAhead))
       throw AppError.validation('remind_at', 'must be an RFC 3339 time 1 second to 1 year ahead');
     return instant.utc;
   }

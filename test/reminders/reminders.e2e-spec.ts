@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import { group } from '../messages/helpers';
 import { startTestApp, TestApp } from '../support/app';
 import { newWorkspace, TestUser, TestWorkspace } from '../support/fixtures';
@@ -206,6 +207,54 @@ describe('reminders', () => {
     expect((await list(ana)).map((x) => x.message_id)).toEqual([m.id]);
     expect((await ws.api.delete(`${path(m)}?user_external_id=ana`)).status).toBe(204);
     expect(await list(ana)).toEqual([]);
+  });
+
+  it('takes times up to a year ahead; 1,000 reminders per user, a repeat still REMINDER_EXISTS at the cap', async () => {
+    const m = await send(ana, 'far');
+    const year = new Date();
+    year.setUTCFullYear(year.getUTCFullYear() + 1);
+    const tooFar = await bo.api.post(path(m), { remind_at: new Date(year.getTime() + 60_000).toISOString() });
+    expect([tooFar.status, tooFar.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
+    const farthest = await bo.api.post(path(m), {
+      remind_at: new Date(year.getTime() - 60_000).toISOString(),
+    });
+    expect(farthest.status).toBe(201);
+    // 999 more reminders of bo's, on messages made for it
+    const db = t.app.get(DataSource);
+    await db.query(
+      `WITH ms AS (
+         INSERT INTO messages (id, workspace_id, channel_id, user_id, sender_key, type, content, created_at)
+         SELECT gen_random_uuid(), c.workspace_id, c.id, $2::uuid, $2::text, 'text', 'filler ' || g,
+                now() - make_interval(secs => g) FROM channels c, generate_series(1, 999) g WHERE c.id = $1
+         RETURNING id, workspace_id, channel_id)
+       INSERT INTO reminders (id, workspace_id, channel_id, user_id, message_id, remind_at, created_at, updated_at)
+       SELECT gen_random_uuid(), ms.workspace_id, ms.channel_id, $3::uuid, ms.id, NULL, now(), now() FROM ms`,
+      [ch.id, ana.id, bo.id],
+    );
+    const over = await bo.api.post(path(await send(ana, 'one too many')), {});
+    expect([over.status, over.body.error.code]).toEqual([409, 'REMINDER_LIMIT']);
+    const again = await bo.api.post(path(m), {});
+    expect([again.status, again.body.error.code]).toEqual([409, 'REMINDER_EXISTS']);
+    expect((await bo.api.delete(path(m))).status).toBe(204);
+    expect((await bo.api.post(path(m), {})).status).toBe(201); // a freed place is taken again
+  });
+
+  it('a reminder on a message by a user the owner blocks since is listed nowhere and fires silently', async () => {
+    const m = await send(ana, 'from ana');
+    const r = await bo.api.post(path(m), { remind_at: ahead(1500) });
+    expect(r.status).toBe(201);
+    const socket = await connectSocket(t.baseUrl, bo.token);
+    expect((await bo.api.post('/v1/me/blocks', { external_id: 'ana' })).status).toBe(201);
+    expect(await list(bo)).toEqual([]);
+    await sleep(2500);
+    const db = t.app.get(DataSource);
+    const [row] = await db.query(`SELECT fired_at FROM reminders WHERE id = $1`, [r.body.id]);
+    expect(row.fired_at).not.toBeNull(); // it came due, and said nothing
+    const other = await group(ws, 'cy', ['bo']);
+    const control = await cy.api.post(`/v1/channels/${other.id}/messages`, { content: 'control' });
+    await socket.waitFor('message.new', (e) => e.data.id === control.body.id, 10_000);
+    expect(socket.events.filter((e) => e.name === 'notification.reminder_due')).toEqual([]);
+    expect(JSON.stringify(socket.events)).not.toContain('from ana');
   });
 
   it('lists by filter in their orders, keyset-paginated', async () => {
