@@ -1,5 +1,5 @@
 import { ChatClient, isChatApiError } from '@chat-service/client';
-import type { ConnectionStatus, Message, MyChannel, SearchHit } from '@chat-service/client';
+import type { ConnectionStatus, Message, MyChannel, Reminder, SearchHit } from '@chat-service/client';
 import { Composer } from './composer';
 import { append, clear, h, highlighted, shortTime } from './dom';
 import { displayName } from './format';
@@ -77,6 +77,11 @@ class ChatApp {
   private readonly typingEl: HTMLParagraphElement;
   private readonly composer: Composer;
   private readonly panel: HTMLElement;
+  private readonly remindersButton: HTMLButtonElement;
+  /** The latest reminder that came due (CONTRACT §25), until dismissed. */
+  private readonly reminderToast: HTMLDivElement;
+  /** Reminders that came due since the list was last looked at. */
+  private dueReminders = 0;
   private readonly errorEl: HTMLParagraphElement;
   private refreshTimer: ReturnType<typeof setTimeout> | undefined;
   /** Per channel: a burst of messages is marked read once, and switching channels cancels nothing. */
@@ -130,6 +135,12 @@ class ChatApp {
       },
     });
     this.panel = h('aside', { class: 'panel', hidden: true, 'aria-labelledby': 'panel-title' });
+    this.remindersButton = h(
+      'button',
+      { type: 'button', class: 'reminders-button', onclick: () => void this.showReminders() },
+      'Reminders',
+    );
+    this.reminderToast = h('div', { class: 'reminder-toast', role: 'alert', hidden: true });
 
     const searchInput = h('input', {
       type: 'search',
@@ -146,6 +157,7 @@ class ChatApp {
         { class: 'topbar' },
         h('h1', {}, 'chat-service demo'),
         this.statusEl,
+        this.remindersButton,
         h('span', { class: 'whoami' }, 'Signed in as ', h('strong', {}, this.me)),
         h('button', { type: 'button', onclick: () => this.signOut() }, 'Sign out'),
       ),
@@ -186,6 +198,7 @@ class ChatApp {
           this.memberList,
         ),
         this.errorEl,
+        this.reminderToast,
         this.scroller,
         this.typingEl,
         this.composer.el,
@@ -527,6 +540,7 @@ class ChatApp {
       edit: (l, k, node) => this.startEdit(l, k, node),
       unsend: (m) => void this.unsend(m),
       markUnread: (m) => void this.markUnread(m),
+      remind: (m) => this.showReminderForm(m),
     });
   }
 
@@ -715,6 +729,10 @@ class ChatApp {
       this.drafts.delete(draftKey(d.channel_id, d.thread_id ?? undefined));
       this.showDraft(d.channel_id, d.thread_id, '');
     });
+    // a reminder of the user's came due (on every device of theirs)
+    this.client.on('notification.reminder_due', ({ reminder, message }) =>
+      this.reminderDue(reminder, message),
+    );
     this.client.on('typing.start', (d, env) => this.onTyping(env.channel_id, d.external_id, true));
     this.client.on('typing.stop', (d, env) => this.onTyping(env.channel_id, d.external_id, false));
     this.client.on('presence.changed', (d) => {
@@ -1069,6 +1087,117 @@ class ChatApp {
     this.renderChannels(this.channelOrder);
   }
 
+  // ---- reminders (CONTRACT §25) ----
+
+  /** The form that sets a reminder about `m`: a time (to the second), or saved for later. */
+  private showReminderForm(m: Message): void {
+    const at = h('input', {
+      type: 'datetime-local',
+      id: 'remind-at',
+      name: 'remind_at',
+      step: 1,
+      required: true,
+    });
+    const inAnHour = new Date(Date.now() + 3600_000);
+    at.value = localInputValue(inAnHour);
+    const status = h('p', { class: 'reminder-status', role: 'status' });
+    const set = async (remindAt: string | null) => {
+      try {
+        const body = { remind_at: remindAt };
+        const r = await this.client.createReminder(m.id, body).catch((e: unknown) => {
+          if (isChatApiError(e) && e.code === 'REMINDER_EXISTS')
+            return this.client.updateReminder(m.id, body);
+          throw e;
+        });
+        status.textContent = r.remind_at ? `Reminder set for ${shortTime(r.remind_at)}` : 'Saved for later';
+      } catch (e) {
+        status.textContent = isChatApiError(e) ? e.message : String(e);
+      }
+    };
+    const form = h(
+      'form',
+      {
+        class: 'reminder-form',
+        onsubmit: (e: Event) => {
+          e.preventDefault();
+          void set(new Date(at.value).toISOString());
+        },
+      },
+      h('p', { class: 'quote' }, excerpt(m)),
+      h('label', { for: 'remind-at' }, 'Remind me at'),
+      at,
+      h('button', { type: 'submit' }, 'Set reminder'),
+      h('button', { type: 'button', onclick: () => void set(null) }, 'Save for later'),
+      status,
+    );
+    this.showPanel('Remind me', form);
+    at.focus();
+  }
+
+  /** The user's reminders: due ones first, then upcoming, then saved. */
+  private async showReminders(): Promise<void> {
+    const list = h('ol', { class: 'reminders', 'aria-label': 'Your reminders' });
+    this.showPanel('Reminders', list);
+    this.dueReminders = 0;
+    this.remindersButton.textContent = 'Reminders';
+    try {
+      const groups = await Promise.all(
+        (['due', 'upcoming', 'saved'] as const).map((filter) =>
+          this.client.listMyReminders({ filter, limit: 50 }),
+        ),
+      );
+      const all = groups.flatMap((g) => g.reminders);
+      if (!all.length) append(list, h('li', {}, 'No reminders.'));
+      append(
+        list,
+        all.map((r) =>
+          h(
+            'li',
+            { class: `reminder ${r.status}`, 'data-reminder': r.id },
+            h(
+              'span',
+              { class: 'meta' },
+              r.status === 'due'
+                ? `Due ${shortTime(r.fired_at!)}`
+                : r.status === 'upcoming'
+                  ? `At ${shortTime(r.remind_at!)}`
+                  : 'Saved',
+            ),
+            h('span', { class: 'content' }, excerpt(r.message)),
+            h(
+              'button',
+              {
+                type: 'button',
+                onclick: () =>
+                  void this.client
+                    .deleteReminder(r.message_id)
+                    .then(() => this.showReminders())
+                    .catch((e: unknown) => this.showError(e)),
+              },
+              'Delete',
+            ),
+          ),
+        ),
+      );
+    } catch (e) {
+      this.showError(e);
+    }
+  }
+
+  private reminderDue(reminder: Reminder, message: Message): void {
+    this.dueReminders++;
+    this.remindersButton.textContent = `Reminders (${this.dueReminders} due)`;
+    const c = this.conversations.get(reminder.channel_id);
+    clear(
+      this.reminderToast,
+      h('strong', {}, 'Reminder: '),
+      h('span', { class: 'content' }, excerpt(message)),
+      c ? h('button', { type: 'button', onclick: () => void this.open(c, true) }, 'Open') : null,
+      h('button', { type: 'button', onclick: () => (this.reminderToast.hidden = true) }, 'Dismiss'),
+    );
+    this.reminderToast.hidden = false;
+  }
+
   private async search(q: string): Promise<void> {
     const results = h('ol', { class: 'results', 'aria-label': `Results for ${q}` });
     this.showPanel(`Search: ${q}`, results);
@@ -1143,6 +1272,19 @@ class ChatApp {
     await this.refreshChannels();
     if (active) await this.open(active, false);
   }
+}
+
+/** A message in a line: its first 80 characters, or what it was. */
+function excerpt(m: Message): string {
+  if (m.deleted_at) return '(unsent)';
+  const text = m.content.trim() || (m.attachment ? m.attachment.filename : '');
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+}
+
+/** A time as a datetime-local input shows it, in the browser's zone, to the second. */
+function localInputValue(t: Date): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${t.getFullYear()}-${p(t.getMonth() + 1)}-${p(t.getDate())}T${p(t.getHours())}:${p(t.getMinutes())}:${p(t.getSeconds())}`;
 }
 
 /** A draft's scope: the channel, or one of its threads. */

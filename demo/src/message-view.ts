@@ -42,6 +42,8 @@ export interface MessageContext {
   unsend(m: Message): void;
   /** Mark the channel unread from this message on. */
   markUnread(m: Message): void;
+  /** Set a reminder about this message (CONTRACT §25). */
+  remind(m: Message): void;
 }
 
 export function renderMessage(list: MessageList, key: string, ctx: MessageContext): HTMLElement {
@@ -153,6 +155,7 @@ export function renderMessage(list: MessageList, key: string, ctx: MessageContex
     } else if (!inThread) {
       actions.push(h('button', { type: 'button', onclick: () => ctx.markUnread(m) }, 'Mark unread'));
     }
+    actions.push(h('button', { type: 'button', onclick: () => ctx.remind(m) }, 'Remind me'));
   }
 
   // the viewer's unread replies in the thread (CONTRACT §23), when they take part in it

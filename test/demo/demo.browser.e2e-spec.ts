@@ -404,6 +404,41 @@ describeInBrowser(__filename)('demo app in Chromium: two users chat', () => {
     await other.context.close();
   });
 
+  it('sets a reminder on a message, which comes due on the user’s other browser too, and lists it as due', async () => {
+    await send(ana, 'Remember the budget review');
+    const msg = message(bo, 'Remember the budget review');
+    await expectVisible(msg);
+    const other = await signIn('bo', 'Bo'); // bo's second browser, open on the same channel
+    await msg.getByRole('button', { name: 'Remind me' }).click();
+    await expectVisible(bo.page.getByRole('heading', { name: 'Remind me' }));
+    // a few seconds ahead, in the browser's own zone, as the datetime-local input takes it
+    const at = await bo.page.evaluate(() => {
+      const t = new Date(Date.now() + 4000);
+      const p = (n: number) => String(n).padStart(2, '0');
+      return `${t.getFullYear()}-${p(t.getMonth() + 1)}-${p(t.getDate())}T${p(t.getHours())}:${p(t.getMinutes())}:${p(t.getSeconds())}`;
+    });
+    await bo.page.getByLabel('Remind me at').fill(at);
+    await bo.page.getByRole('button', { name: 'Set reminder' }).click();
+    await expectVisible(bo.page.getByRole('status').filter({ hasText: 'Reminder set for' }));
+    for (const u of [bo, other]) {
+      const toast = u.page.getByRole('alert').filter({ hasText: 'Reminder:' });
+      await expectVisible(toast);
+      expect(await toast.textContent()).toContain('Remember the budget review');
+      await expectVisible(u.page.getByRole('button', { name: 'Reminders (1 due)' }));
+    }
+    await bo.page.getByRole('button', { name: 'Reminders (1 due)' }).click();
+    const item = bo.page.locator('.reminders .reminder.due');
+    await expectVisible(item);
+    expect(await item.textContent()).toContain('Remember the budget review');
+    // ana, whose message it is, was told nothing
+    expect(await ana.page.getByRole('alert').filter({ hasText: 'Reminder:' }).count()).toBe(0);
+    await item.getByRole('button', { name: 'Delete' }).click();
+    await expectVisible(bo.page.getByText('No reminders.'));
+    await bo.page.getByRole('button', { name: 'Close' }).click();
+    expect(other.errors).toEqual([]);
+    await other.context.close();
+  });
+
   it('goes offline, and back online sees what it missed, once', async () => {
     await bo.context.setOffline(true);
     await expectVisible(bo.page.getByRole('status').filter({ hasText: 'Offline' }));
