@@ -31,6 +31,7 @@ import { DevicesModule } from './push/devices.module';
 import { PushModule } from './push/push.module';
 import { SearchModule } from './search/search.module';
 import { ModerationModule } from './moderation/moderation.module';
+import { ModerationEngineModule } from './moderation/moderation-engine.module';
 import { SearchIndexModule } from './search/search-index.module';
 import { SyncModule } from './sync/sync.module';
 import { AuthModule } from './auth/auth.module';
@@ -41,6 +42,8 @@ import { ThreadsModule } from './threads/threads.module';
 import { RemindersModule } from './reminders/reminders.module';
 import { ReminderFiringModule } from './reminders/reminder-firing.module';
 import { SchedulerModule } from './scheduler/scheduler.module';
+import { ScheduledMessagesModule } from './scheduled/scheduled-messages.module';
+import { ScheduledFiringModule } from './scheduled/scheduled-firing.module';
 import { BansModule } from './bans/bans.module';
 import { FlagsModule } from './flags/flags.module';
 import { ExportBuildModule } from './exports/export-build.module';
@@ -76,6 +79,7 @@ export class AppModule {
             DraftsModule,
             ThreadsModule,
             RemindersModule,
+            ScheduledMessagesModule,
             ModerationModule,
             BansModule,
             FlagsModule,
@@ -107,6 +111,8 @@ export class AppModule {
         SearchIndexModule, // the search indexer (started unless SERVICE_ROLE=api)
         SchedulerModule, // due reminders, scheduled messages (started unless SERVICE_ROLE=api)
         ReminderFiringModule,
+        ScheduledFiringModule,
+        ModerationEngineModule, // the moderation rules of every send (a worker sends scheduled messages)
         ...api,
       ],
       providers: [

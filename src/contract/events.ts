@@ -263,6 +263,43 @@ export interface ReminderDuePayload {
   };
 }
 
+/** CONTRACT §25: a send kept until `scheduled_at`, as its author sees it. */
+export interface ScheduledMessageView {
+  id: string;
+  channel_id: string;
+  channel_external_id: string;
+  /** The thread's root for a thread reply; null otherwise. */
+  thread_id: string | null;
+  /** With thread_id: the reply is also shown in the channel. */
+  show_in_channel: boolean;
+  /** The quoted message; null for none. */
+  parent_id: string | null;
+  content: string;
+  attachment_url: string | null;
+  /** External ids of the mentioned members, in the order given. */
+  mentions: string[];
+  metadata: Record<string, unknown>;
+  scheduled_at: string;
+  /** `failed`: its firing was refused (`error`); a new `scheduled_at` re-arms it. */
+  status: 'pending' | 'failed';
+  error: { code: string; message: string } | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** CONTRACT §25: a scheduled message fired and was sent (to its author's sockets). */
+export interface ScheduledSentPayload {
+  scheduled_message_id: string;
+  /** The new message, as its author sees it. */
+  message: MessageView;
+}
+
+/** CONTRACT §25: a scheduled message's firing was refused; it stays listed as failed. */
+export interface ScheduledFailedPayload {
+  scheduled_message_id: string;
+  error: { code: string; message: string };
+}
+
 /**
  * CONTRACT §19: a report of a message (`message.flagged`) or a user (`user.flagged`). A workspace event
  * for webhooks only. `user_id` is the flagged user, or the message's author (null once the author was
@@ -372,6 +409,9 @@ export interface DomainEventMap {
   'notification.reminder_due': { reminder: ReminderView; message: MessageView };
   /** CONTRACT §25: a reminder fired; webhooks only (no audience, no channel: nobody's sockets or sync). */
   'reminder.due': ReminderDuePayload;
+  /** CONTRACT §25: user-scoped (audience: the author), no webhook. */
+  'scheduled.sent': ScheduledSentPayload;
+  'scheduled.failed': ScheduledFailedPayload;
   /** CONTRACT §19: a ban was set (or replaced) or lifted; `channel_id` for a channel ban. Webhooks only. */
   'user.banned': BanPayload;
   'user.unbanned': BanPayload;

@@ -5,6 +5,7 @@ import { ChannelMember } from '../channels/channel-member.entity';
 import { Channel } from '../channels/channel.entity';
 import { Draft } from '../drafts/draft.entity';
 import { Reminder } from '../reminders/reminder.entity';
+import { ScheduledMessage } from '../scheduled/scheduled-message.entity';
 import { UserErasure } from '../erasure/user-erasure.entity';
 import { EventLogEntry } from '../events/event-log-entry.entity';
 import { EventRelayCursor } from '../events/event-relay-cursor.entity';
@@ -67,6 +68,7 @@ export const ENTITIES = [
   UserErasure,
   Draft,
   Reminder,
+  ScheduledMessage,
   ThreadRead,
   MessageThreadGap,
 ];

@@ -19,9 +19,14 @@ interface DraftRow extends DraftView {
   updated_key: string;
 }
 
-/** A draft row `d`'s mentions as external ids, in their order (a user being erased is left out). */
-export const DRAFT_MENTIONS = `COALESCE((SELECT json_agg(u.external_id ORDER BY x.ord) FROM unnest(d.mention_ids) WITH ORDINALITY AS x(id, ord)
+/** Mentioned user ids (a uuid[] column) as external ids, in their order (a user being erased is left out). */
+export function mentionsAsExternalIds(column: string): string {
+  return `COALESCE((SELECT json_agg(u.external_id ORDER BY x.ord) FROM unnest(${column}) WITH ORDINALITY AS x(id, ord)
   JOIN users u ON u.id = x.id AND u.external_id IS NOT NULL), '[]'::json)`;
+}
+
+/** A draft row `d`'s mentions as external ids. */
+export const DRAFT_MENTIONS = mentionsAsExternalIds('d.mention_ids');
 
 /** A draft row `d` (with its channel `c`) as CONTRACT §24 shows it, and its list key. */
 const DRAFT_COLUMNS = `d.id, d.channel_id, c.external_id AS channel_external_id, d.thread_id, d.parent_id, d.content,

@@ -60,12 +60,13 @@ export class ErasureRepository {
 
   /**
    * What goes at once, in the request's transaction (after the user left their channels): devices,
-   * blocks either way, mute and bans (their `banned_by` marks and pins' `pinned_by` go null); then the
+   * scheduled messages (never sent), blocks either way, mute and bans (their `banned_by` marks and pins' `pinned_by` go null); then the
    * row becomes the anonymous placeholder: no external id (no lookup finds it, the external id is free
    * again), no name, avatar or metadata. False when another request erased the user meanwhile.
    */
   async detach(m: EntityManager, workspaceId: string, userId: string): Promise<boolean> {
     await m.query(`DELETE FROM devices WHERE workspace_id = $1 AND user_id = $2`, [workspaceId, userId]);
+    await m.query(`DELETE FROM scheduled_messages WHERE user_id = $1`, [userId]);
     await m.query(`DELETE FROM blocks WHERE blocker_id = $1`, [userId]);
     await m.query(`DELETE FROM blocks WHERE blocked_id = $1`, [userId]);
     await m.query(`DELETE FROM mutes WHERE user_id = $1`, [userId]);

@@ -11,35 +11,51 @@ import {
   Query,
   Res,
 } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiAcceptedResponse,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Auth } from '../common/auth/auth.decorator';
 import { BackendPrincipal, CurrentPrincipal, WorkspacePrincipal } from '../common/auth/principal';
+import { AppError } from '../common/errors/app-error';
 import { ApiErrors, BAD_PAGE, NO_CHANNEL, NO_MESSAGE, NOT_A_MEMBER } from '../common/errors/api-errors';
 import { HistoryQueryDto } from './dto/history-query.dto';
 import { MessageDto, MessagePageDto } from './dto/message.dto';
+import { ScheduledMessageAnswerDto } from './dto/scheduled-message.dto';
 import { BackendSendMessageDto, EditMessageDto, SendMessageDto } from './dto/send-message.dto';
 import { MessageHistoryService } from './message-history.service';
+import { MessageScheduling, ScheduleResult } from './message-scheduling';
 import { MessagesService, SendResult } from './messages.service';
 
 /** The answers of both send forms (OpenAPI), in the contract's order of checks. */
 function SendResponses() {
   return applyDecorators(
     ApiCreatedResponse({ type: MessageDto, description: 'The new message' }),
+    ApiAcceptedResponse({
+      type: ScheduledMessageAnswerDto,
+      description:
+        'With `scheduled_at`: the scheduled message, sent at that time (CONTRACT §25); nothing is visible to anyone else until then',
+    }),
     ApiOkResponse({
       type: MessageDto,
-      description: 'An idempotent replay: the original message; no events fire',
+      description:
+        'An idempotent replay: the original message (with `scheduled_at`: `{scheduled_message}`, the original scheduled message); no events fire',
       headers: {
         'Idempotent-Replayed': { description: 'Always `true`', schema: { type: 'string', enum: ['true'] } },
       },
     }),
     ApiErrors({
-      400: 'VALIDATION_ERROR: empty content without an attachment, an attachment_url outside the public URL, an unknown parent, thread_id or mention, a thread_id in another channel or itself a reply, metadata over 4 KiB',
+      400: 'VALIDATION_ERROR: a scheduled_at less than 1 s or more than 30 days ahead (or with system: true), empty content without an attachment, an attachment_url outside the public URL, an unknown parent, thread_id or mention, a thread_id in another channel or itself a reply, metadata over 4 KiB',
       403: 'NOT_A_MEMBER, MUTED, BANNED (workspace-wide or in this channel), or CHANNEL_FROZEN (a user in a frozen channel)',
       404: NO_CHANNEL,
       413: 'MESSAGE_TOO_LARGE: content over SERVICE_MAX_MESSAGE_SIZE_BYTES (UTF-8 bytes)',
       415: 'UNSUPPORTED_MEDIA_TYPE: an attachment of a type that is not allowed',
       422: 'MESSAGE_REJECTED: moderation refused the content',
+      409: 'SCHEDULED_LIMIT: with scheduled_at, the user has 100 scheduled messages already',
       429: "RATE_LIMITED, or SLOW_MODE (the channel's slow mode); Retry-After in seconds",
     }),
   );
@@ -51,6 +67,7 @@ export class MessagesController {
   constructor(
     private readonly messages: MessagesService,
     private readonly history: MessageHistoryService,
+    private readonly scheduling: MessageScheduling,
   ) {}
 
   /** Send as the JWT's user, or as `user_external_id` with a workspace key. 201; an idempotent replay 200. */
@@ -63,7 +80,9 @@ export class MessagesController {
     @Param('id') channelRef: string,
     @Body() dto: SendMessageDto,
     @Res({ passthrough: true }) res: Response,
-  ): Promise<MessageDto> {
+  ): Promise<MessageDto | ScheduledMessageAnswerDto> {
+    if (dto.scheduled_at !== undefined)
+      return scheduled(res, await this.scheduling.schedule(p, channelRef, dto));
     return answer(res, await this.messages.send(p, channelRef, dto));
   }
 
@@ -79,8 +98,12 @@ export class MessagesController {
     @CurrentPrincipal() p: BackendPrincipal,
     @Body() dto: BackendSendMessageDto,
     @Res({ passthrough: true }) res: Response,
-  ): Promise<MessageDto> {
+  ): Promise<MessageDto | ScheduledMessageAnswerDto> {
     const { channel_id, system, ...body } = dto;
+    if (body.scheduled_at !== undefined) {
+      if (system === true) throw AppError.validation('scheduled_at', 'a system message cannot be scheduled');
+      return scheduled(res, await this.scheduling.schedule(p, channel_id, body));
+    }
     return answer(res, await this.messages.send(p, channel_id, body, system === true));
   }
 
@@ -150,6 +173,12 @@ export class MessagesController {
   unsend(@CurrentPrincipal() p: WorkspacePrincipal, @Param('id') id: string): Promise<MessageDto> {
     return this.messages.unsend(p, id);
   }
+}
+
+function scheduled(res: Response, result: ScheduleResult): ScheduledMessageAnswerDto {
+  res.status(result.replayed ? 200 : 202);
+  if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
+  return { scheduled_message: result.scheduled_message };
 }
 
 function answer(res: Response, result: SendResult): MessageDto {

@@ -30,6 +30,7 @@ import {
 import type { MessageUserView, MessageView } from '../contract/events';
 import { MessagesRepository } from './messages.repository';
 import { MessageUnsend } from './message-unsend';
+import type { ScheduledSend } from './message-scheduling';
 import { Metrics, SendOutcome as SendMetric, Transport } from '../ops/metrics';
 
 export interface SendResult {
@@ -62,6 +63,8 @@ export class MessagesService {
    * moderation → persist. A system message (backend only) has no sender and skips mute, rate and moderation.
    * Channel, sender, membership, mute and replay are read in one round trip; the persist is one statement.
    * Counted and timed by type, outcome and `transport` (chat_messages_sent_total, chat_message_send_duration_seconds).
+   * A scheduled message firing (`scheduled`, CONTRACT §25) skips the rate limit and slow mode and is
+   * persisted in one transaction with its ScheduledSend steps.
    */
   async send(
     p: WorkspacePrincipal,
@@ -69,6 +72,7 @@ export class MessagesService {
     dto: SendMessageDto,
     system = false,
     transport: Transport = 'rest',
+    scheduled?: ScheduledSend,
   ): Promise<SendResult> {
     const started = performance.now();
     const type = system
@@ -78,9 +82,9 @@ export class MessagesService {
         : 'regular';
     let outcome: SendMetric = 'failed';
     try {
-      const result = await this.sendChecked(p, channelRef, dto, system);
+      const result = await this.sendChecked(p, channelRef, dto, system, scheduled);
       outcome = result.replayed ? 'replayed' : 'created';
-      return { ...result, message: answerView(p, result.message) };
+      return { ...result, message: answerView(p.kind, result.message) };
     } catch (e) {
       const status = httpStatusOf(toAppError(e).error.code);
       outcome =
@@ -100,6 +104,7 @@ export class MessagesService {
     channelRef: string,
     dto: SendMessageDto,
     system: boolean,
+    scheduled: ScheduledSend | undefined,
   ): Promise<SendResult> {
     const ctx = await this.writes.read(p, channelRef, system ? 'send_system' : 'send', {
       userExternalId: dto.user_external_id,
@@ -115,7 +120,7 @@ export class MessagesService {
     }
     const content = dto.content ?? '';
     this.rules.checkSize(content);
-    if (sender) await this.checkRate(sender.id);
+    if (sender && !scheduled) await this.checkRate(sender.id);
 
     const draft = await this.rules.validate(p.workspaceId, channel, dto, content, system);
     let verdict: ModerationVerdict = { content: draft.content };
@@ -136,9 +141,11 @@ export class MessagesService {
       {
         idempotencyKey: dto.idempotency_key ?? null,
         metadata: dto.metadata,
-        byUser: !system && p.kind === 'user',
+        // a scheduled firing's frozen rule is write()'s, under the same lock; slow mode does not apply
+        byUser: !system && p.kind === 'user' && !scheduled,
       },
       verdict,
+      scheduled,
     );
   }
 
@@ -240,6 +247,7 @@ export class MessagesService {
     draft: Draft,
     o: { idempotencyKey: string | null; metadata: Record<string, unknown> | undefined; byUser: boolean },
     verdict: ModerationVerdict,
+    scheduled?: ScheduledSend,
   ): Promise<SendResult> {
     const metadata = o.metadata && Object.keys(o.metadata).length ? o.metadata : null;
     const { channel, workspaceId } = ctx;
@@ -312,26 +320,38 @@ export class MessagesService {
       shadowed,
     };
     const record = verdict.record;
-    const out: SendOutcome = record
+    const out: SendOutcome = scheduled
       ? await this.writes.write(ctx, async (s) => {
+          await scheduled.take(s.m);
           const sent = await s.sendMessage(message, events);
-          if (sent.outcome === 'sent') await record(s.m, sent.id);
+          // a refusal under the lock rolls the take back: the scheduled message stays, to be marked failed
+          if (sent.outcome !== 'sent')
+            throw sent.outcome === 'replay' ? new Error('replay') : refusalOf(sent);
+          await record?.(s.m, sent.id);
+          const view = { ...pending, id: sent.id, created_at: sent.created_at };
+          await scheduled.sent(s.m, answerView(ctx.principal, view));
           return sent;
         })
-      : await this.writes.send(ctx, message, events, (sent, stored) =>
-          // a thread reply's root counters are only in the stored event: the log's publisher sends it
-          draft.threadId
-            ? null
-            : {
-                workspaceId,
-                channelId: channel.id,
-                events: stored,
-                view: { ...pending, id: sent.id, created_at: sent.created_at },
-                authorId: sender?.id ?? null,
-                shadowed,
-                blockerIds: ctx.blockerIds,
-              },
-        );
+      : record
+        ? await this.writes.write(ctx, async (s) => {
+            const sent = await s.sendMessage(message, events);
+            if (sent.outcome === 'sent') await record(s.m, sent.id);
+            return sent;
+          })
+        : await this.writes.send(ctx, message, events, (sent, stored) =>
+            // a thread reply's root counters are only in the stored event: the log's publisher sends it
+            draft.threadId
+              ? null
+              : {
+                  workspaceId,
+                  channelId: channel.id,
+                  events: stored,
+                  view: { ...pending, id: sent.id, created_at: sent.created_at },
+                  authorId: sender?.id ?? null,
+                  shadowed,
+                  blockerIds: ctx.blockerIds,
+                },
+          );
     switch (out.outcome) {
       case 'sent':
         return { message: { ...pending, id: out.id, created_at: out.created_at }, replayed: false };
@@ -367,8 +387,8 @@ export class MessagesService {
  * own thread read state (CONTRACT §23: its author takes part, from the message on); a backend key never
  * sees one (a replay is rendered for the user it sends as).
  */
-function answerView(p: WorkspacePrincipal, view: MessageView): MessageView {
-  if (p.kind !== 'user') {
+function answerView(kind: WorkspacePrincipal['kind'], view: MessageView): MessageView {
+  if (kind !== 'user') {
     const { thread: _, ...rest } = view;
     return rest;
   }

@@ -1,13 +1,13 @@
 import { Module } from '@nestjs/common';
 import { UsersModule } from '../users/users.module';
 import { MutesController } from './mutes.controller';
-import { MutesRepository } from './mutes.repository';
+import { MutesRepositoryModule } from './mutes-repository.module';
 import { MutesService } from './mutes.service';
 
 @Module({
-  imports: [UsersModule],
+  imports: [UsersModule, MutesRepositoryModule],
   controllers: [MutesController],
-  providers: [MutesRepository, MutesService],
-  exports: [MutesRepository],
+  providers: [MutesService],
+  exports: [MutesRepositoryModule],
 })
 export class MutesModule {}

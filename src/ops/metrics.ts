@@ -11,7 +11,8 @@ import { CLIENT_EVENTS, SERVER_EVENTS } from '../contract/realtime';
 export const SEND_TYPES = ['regular', 'reply', 'system'] as const;
 /** `rejected`: a rule refused it (membership, mute, ban, frozen, rate, slow mode, moderation); `invalid`: the request itself (400, 404, 413, 415); `failed`: the server (5xx). */
 export const SEND_OUTCOMES = ['created', 'replayed', 'rejected', 'invalid', 'failed'] as const;
-export const TRANSPORTS = ['rest', 'socket'] as const;
+/** How a send arrived: a REST call, a socket event, or a scheduled message firing (CONTRACT §25). */
+export const TRANSPORTS = ['rest', 'socket', 'scheduler'] as const;
 export const FOLLOWERS = ['realtime', 'webhooks', 'push', 'search'] as const;
 export const WEBHOOK_OUTCOMES = ['succeeded', 'failed', 'retry', 'permanently_failed'] as const;
 export const PUSH_OUTCOMES = ['sent', 'failed', 'invalid_token'] as const;
@@ -200,6 +201,7 @@ export class Metrics {
   private readonly sendTime: Record<Transport, { observe(v: number): void }> = {
     rest: this.sendSeconds.labels('rest'),
     socket: this.sendSeconds.labels('socket'),
+    scheduler: this.sendSeconds.labels('scheduler'),
   };
   readonly received = childrenOf(this.socketEventsReceived, 'event', CLIENT_EVENTS, true);
   readonly emitted = childrenOf(this.socketEventsEmitted, 'event', SERVER_EVENTS, true);

@@ -44,6 +44,8 @@ export function messageIdOf(e: StoredEvent): string | null {
     case 'draft.deleted':
     case 'notification.reminder_due':
     case 'reminder.due':
+    case 'scheduled.sent':
+    case 'scheduled.failed':
     case 'member.joined':
     case 'member.left':
     case 'member.role_changed':
@@ -168,6 +170,10 @@ export class EnvelopeBuilder {
         return envelope(e, 'draft.deleted', e.payload, e.payload.channel_id);
       case 'notification.reminder_due':
         return envelope(e, 'notification.reminder_due', e.payload, e.payload.reminder.channel_id);
+      case 'scheduled.sent':
+        return envelope(e, 'scheduled.sent', e.payload, e.payload.message.channel_id);
+      case 'scheduled.failed':
+        return envelope(e, 'scheduled.failed', e.payload);
       case 'user.created': // webhook-only events have no realtime form
       case 'reminder.due':
       case 'user.banned':

@@ -85,6 +85,8 @@ export const REALTIME_NAME: Partial<Record<DomainEventType, ServerEventName>> = 
   'draft.updated': 'draft.updated',
   'draft.deleted': 'draft.deleted',
   'notification.reminder_due': 'notification.reminder_due',
+  'scheduled.sent': 'scheduled.sent',
+  'scheduled.failed': 'scheduled.failed',
 };
 
 /**

@@ -395,6 +395,11 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
         event(async (socket, payload) => {
           const dto = await parse(SocketSendDto, payload);
           const { channel_id, ...body } = dto;
+          if (body.scheduled_at !== undefined)
+            throw AppError.validation(
+              'scheduled_at',
+              'scheduling a message is done over REST, not the socket',
+            );
           const result = await gateway.messages.send(
             gateway.principal(socket),
             channel_id,

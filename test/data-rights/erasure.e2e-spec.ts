@@ -356,7 +356,16 @@ describe('user erasure', () => {
       expect((await ws.api.post('/v1/users/bo/mute', {})).status).toBe(200);
       expect((await ws.api.post('/v1/users/bo/ban', {})).status).toBe(200);
       const boIssued = await issuedToken(ws, 'bo');
+      const later = await bo.api.post(`/v1/channels/${ch.id}/messages`, {
+        content: 'bo later',
+        scheduled_at: new Date(Date.now() + 3600_000).toISOString(),
+      });
+      expect(later.status).toBe(202);
       expect((await erase(ws, 'bo', 'anonymize')).status).toBe(204);
+      const gone = await t.app
+        .get(DataSource)
+        .query(`SELECT id FROM scheduled_messages WHERE user_id = $1`, [bo.id]);
+      expect(gone).toEqual([]);
 
       const again = await ws.api.put('/v1/users/bo', { name: 'New Bo' });
       expect(again.status).toBe(201);
@@ -365,6 +374,7 @@ describe('user erasure', () => {
       const fresh = await issuedToken(ws, 'bo');
       expect((await fresh.get('/v1/me/channels')).body.channels).toEqual([]);
       expect((await fresh.get('/v1/me/blocks')).body.blocks).toEqual([]);
+      expect((await fresh.get('/v1/me/scheduled')).body.scheduled_messages).toEqual([]);
       expectError(await fresh.get(`/v1/channels/${ch.id}/messages`), 403, 'NOT_A_MEMBER');
       // the new Bo can be added, sends (not muted, not banned), and the old message is still nobody's
       expect(

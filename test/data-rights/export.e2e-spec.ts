@@ -59,6 +59,7 @@ interface ExportDocument {
   bans: { channel_id: string | null; shadow: boolean; reason: string | null; expires_at: string | null }[];
   drafts: { channel_id: string; thread_id: string | null; content: string; mentions: string[] }[];
   reminders: { message_id: string; channel_id: string; remind_at: string | null; status: string }[];
+  scheduled_messages: { channel_id: string; content: string; scheduled_at: string; status: string }[];
 }
 
 const TTL_SECONDS = 2;
@@ -163,6 +164,13 @@ describe('data rights: user exports', () => {
     expect((await ana.api.post(`/v1/messages/${a1.id}/reminder`, { remind_at: remindAt })).status).toBe(201);
     expect((await bo.api.post(`/v1/messages/${b1.id}/reminder`, {})).status).toBe(201);
 
+    // scheduled messages: ana's, not bo's
+    const laterAt = new Date(Date.now() + 3600_000).toISOString();
+    const later = (u: typeof ana, content: string) =>
+      u.api.post(`/v1/channels/${ch.id}/messages`, { content, scheduled_at: laterAt });
+    expect((await later(ana, 'ana later')).status).toBe(202);
+    expect((await later(bo, 'bo later')).status).toBe(202);
+
     const id = await requestExport(ws, 'ana');
     const pending = await ws.api.get(`/v1/exports/${id}`);
     expect(pending.status).toBe(200);
@@ -229,6 +237,9 @@ describe('data rights: user exports', () => {
       [b1.id, ch.id, null, 'saved'],
       [a1.id, ch.id, remindAt, 'upcoming'],
     ]);
+    expect(doc.scheduled_messages.map((x) => [x.channel_id, x.content, x.scheduled_at, x.status])).toEqual([
+      [ch.id, 'ana later', laterAt, 'pending'],
+    ]);
 
     // the whole document, scanned: no other user's content, no full token
     for (const foreign of [
@@ -239,6 +250,7 @@ describe('data rights: user exports', () => {
       'ana draft',
       'ana regret',
       'bo unsent draft',
+      'bo later',
     ]) {
       expect(text).not.toContain(foreign);
     }
@@ -259,7 +271,8 @@ describe('data rights: user exports', () => {
       doc.devices,
       doc.drafts,
       doc.reminders,
-    ]).toEqual([[], [], [], [], [], [], []]);
+      doc.scheduled_messages,
+    ]).toEqual([[], [], [], [], [], [], [], []]);
   });
 
   it('holds the flags the user raised (targets by id, never their content) and the user’s bans, shadow ones marked', async () => {

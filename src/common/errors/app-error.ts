@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'PIN_LIMIT'
   | 'REMINDER_EXISTS'
   | 'REMINDER_LIMIT'
+  | 'SCHEDULED_LIMIT'
   | 'MESSAGE_TOO_LARGE'
   | 'ATTACHMENT_TOO_LARGE'
   | 'PAYLOAD_TOO_LARGE'
@@ -45,6 +46,7 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   PIN_LIMIT: 'The channel has as many pinned messages as it may have',
   REMINDER_EXISTS: 'You already have a reminder about this message',
   REMINDER_LIMIT: 'You have as many reminders as you may have',
+  SCHEDULED_LIMIT: 'You have as many scheduled messages as you may have',
   MESSAGE_TOO_LARGE: 'The message is too large',
   ATTACHMENT_TOO_LARGE: 'The attachment is too large',
   PAYLOAD_TOO_LARGE: 'The request body is too large',
@@ -102,6 +104,7 @@ export function httpStatusOf(code: ErrorCode): number {
     case 'PIN_LIMIT':
     case 'REMINDER_EXISTS':
     case 'REMINDER_LIMIT':
+    case 'SCHEDULED_LIMIT':
       return 409;
     case 'MESSAGE_TOO_LARGE':
     case 'ATTACHMENT_TOO_LARGE':

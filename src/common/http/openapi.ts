@@ -26,6 +26,8 @@ export const API_TAGS: Record<string, string> = {
   drafts: "The caller's drafts of channels and threads, synced across their devices. User JWT only.",
   reminders:
     "A user's reminders about messages: saved for later, or fired once at their time (socket event, push, webhook).",
+  'scheduled-messages':
+    "A user's messages sent later: kept until their time, seen by nobody else until then, then sent as normal sends.",
   search: 'Full-text search of messages.',
   sync: 'Catching up after a disconnect: events since a cursor.',
   attachments: 'Presigned uploads and the files they store.',

@@ -32,6 +32,7 @@ import { ThreadReadState1763691150000 } from './1763691150000-thread-read-state'
 import { DraftReferences1763691160000 } from './1763691160000-draft-references';
 import { ThreadUnreadCounts1763691170000 } from './1763691170000-thread-unread-counts';
 import { Reminders1763691180000 } from './1763691180000-reminders';
+import { ScheduledMessages1763691190000 } from './1763691190000-scheduled-messages';
 
 /** Every migration, in order. Listed explicitly so the same array serves the app, the CLI and tests. */
 export const MIGRATIONS = [
@@ -69,4 +70,5 @@ export const MIGRATIONS = [
   DraftReferences1763691160000,
   ThreadUnreadCounts1763691170000,
   Reminders1763691180000,
+  ScheduledMessages1763691190000,
 ];

@@ -8,6 +8,7 @@ import { membershipsSection } from './memberships.section';
 import { messagesSection } from './messages.section';
 import { reactionsSection } from './reactions.section';
 import { remindersSection } from './reminders.section';
+import { scheduledMessagesSection } from './scheduled-messages.section';
 import { moderationMuteSection, userSection } from './user.section';
 
 /**
@@ -27,4 +28,5 @@ export const EXPORT_SECTIONS: readonly ExportSection[] = [
   bansSection,
   draftsSection,
   remindersSection,
+  scheduledMessagesSection,
 ];

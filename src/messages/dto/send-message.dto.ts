@@ -8,7 +8,9 @@ import {
   MaxLength,
   MinLength,
 } from 'class-validator';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsMetadata } from '../../common/http/metadata';
+import { IsRfc3339 } from '../../common/http/rfc3339';
 import { IsOptionalNotNull } from '../../common/http/optional';
 import { EXTERNAL_ID_PATTERN, EXTERNAL_ID_RULE } from '../../common/external-id';
 
@@ -48,6 +50,16 @@ export class SendMessageDto {
 
   /** Makes the send retryable: (sender, idempotency_key) is unique forever. */
   @IsOptional() @IsString() @MinLength(1) @MaxLength(MAX_IDEMPOTENCY_KEY_LENGTH) idempotency_key?: string;
+
+  /**
+   * Send later (CONTRACT §25): an RFC 3339 time 1 second to 30 days ahead. The answer is then 202
+   * `{scheduled_message}`, and the message is sent at that time as a normal send by its author. REST only
+   * (the socket's `message.send` refuses it), never with `system: true`.
+   */
+  @ApiPropertyOptional({ type: String, format: 'date-time', example: '2026-12-01T09:00:00Z' })
+  @IsOptional()
+  @IsRfc3339('scheduled_at')
+  scheduled_at?: string;
 
   /** Backend keys only (and required there): the user the backend sends as. */
   @IsOptional()

@@ -1,23 +1,12 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { IsIn, IsOptional, ValidateBy, ValidateIf } from 'class-validator';
+import { IsIn, IsOptional, ValidateIf } from 'class-validator';
 import { ListQueryDto } from '../../common/http/list-query.dto';
-import { parseRfc3339 } from '../../common/rfc3339';
+import { IsRfc3339 } from '../../common/http/rfc3339';
 import { MessageDto } from '../../messages/dto/message.dto';
 import { MarkDto } from '../../receipts/dto/receipt.dto';
 
 export const REMINDER_STATUSES = ['saved', 'upcoming', 'due'] as const;
 export type ReminderStatus = (typeof REMINDER_STATUSES)[number];
-
-/** An RFC 3339 time (a real instant); how far ahead it may be is the service's to check. */
-export function IsRfc3339(field: string): PropertyDecorator {
-  return ValidateBy({
-    name: 'isRfc3339',
-    validator: {
-      validate: (v: unknown) => typeof v === 'string' && v.length <= 40 && parseRfc3339(v) !== null,
-      defaultMessage: () => `${field} must be an RFC 3339 time`,
-    },
-  });
-}
 
 /** POST /v1/messages/:id/reminder. */
 export class CreateReminderDto extends MarkDto {

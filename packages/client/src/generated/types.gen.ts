@@ -18,7 +18,7 @@ export type Readiness = {
     checks: ReadinessChecks;
 };
 
-export type ErrorCode = 'VALIDATION_ERROR' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_A_MEMBER' | 'NOT_AUTHOR' | 'MUTED' | 'BANNED' | 'CHANNEL_FROZEN' | 'NOT_FOUND' | 'LAST_ADMIN' | 'PIN_LIMIT' | 'REMINDER_EXISTS' | 'REMINDER_LIMIT' | 'MESSAGE_TOO_LARGE' | 'ATTACHMENT_TOO_LARGE' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'EDIT_WINDOW_EXPIRED' | 'UNSEND_WINDOW_EXPIRED' | 'MESSAGE_REJECTED' | 'MESSAGE_DELETED' | 'RATE_LIMITED' | 'SLOW_MODE' | 'INTERNAL' | 'UNAVAILABLE';
+export type ErrorCode = 'VALIDATION_ERROR' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_A_MEMBER' | 'NOT_AUTHOR' | 'MUTED' | 'BANNED' | 'CHANNEL_FROZEN' | 'NOT_FOUND' | 'LAST_ADMIN' | 'PIN_LIMIT' | 'REMINDER_EXISTS' | 'REMINDER_LIMIT' | 'SCHEDULED_LIMIT' | 'MESSAGE_TOO_LARGE' | 'ATTACHMENT_TOO_LARGE' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'EDIT_WINDOW_EXPIRED' | 'UNSEND_WINDOW_EXPIRED' | 'MESSAGE_REJECTED' | 'MESSAGE_DELETED' | 'RATE_LIMITED' | 'SLOW_MODE' | 'INTERNAL' | 'UNAVAILABLE';
 
 export type ErrorDetail = {
     /**
@@ -655,6 +655,12 @@ export type ChannelReceipts = {
 
 export type SendMessageDto = {
     /**
+     * Send later (CONTRACT §25): an RFC 3339 time 1 second to 30 days ahead. The answer is then 202
+     * `{scheduled_message}`, and the message is sent at that time as a normal send by its author. REST only
+     * (the socket's `message.send` refuses it), never with `system: true`.
+     */
+    scheduled_at?: string;
+    /**
      * Text, or the caption of an attachment. May be empty only with an attachment.
      */
     content?: string;
@@ -694,7 +700,57 @@ export type SendMessageDto = {
     user_external_id?: string;
 };
 
+export type ScheduledMessageError = {
+    code: string;
+    message: string;
+};
+
+export type ScheduledMessage = {
+    id: string;
+    channel_id: string;
+    channel_external_id: string;
+    /**
+     * The thread's root for a thread reply; null otherwise.
+     */
+    thread_id: string | null;
+    /**
+     * With thread_id: the reply is also shown in the channel.
+     */
+    show_in_channel: boolean;
+    /**
+     * The quoted message; null for none.
+     */
+    parent_id: string | null;
+    content: string;
+    attachment_url: string | null;
+    /**
+     * External ids of the mentioned members, in the order given.
+     */
+    mentions: Array<string>;
+    metadata: {
+        [key: string]: unknown;
+    };
+    scheduled_at: string;
+    /**
+     * `failed`: its firing was refused (see `error`); a new `scheduled_at` re-arms it.
+     */
+    status: 'pending' | 'failed';
+    error: ScheduledMessageError | null;
+    created_at: string;
+    updated_at: string;
+};
+
+export type ScheduledMessageAnswer = {
+    scheduled_message: ScheduledMessage;
+};
+
 export type BackendSendMessageDto = {
+    /**
+     * Send later (CONTRACT §25): an RFC 3339 time 1 second to 30 days ahead. The answer is then 202
+     * `{scheduled_message}`, and the message is sent at that time as a normal send by its author. REST only
+     * (the socket's `message.send` refuses it), never with `system: true`.
+     */
+    scheduled_at?: string;
     /**
      * Text, or the caption of an attachment. May be empty only with an attachment.
      */
@@ -997,7 +1053,7 @@ export type DeliveryWithAttempts = {
 /**
  * The event name, as realtime names it (`message.new`, `draft.updated`, …).
  */
-export type RealtimeEventName = 'message.new' | 'message.updated' | 'message.deleted' | 'message.mentioned' | 'message.pinned' | 'message.unpinned' | 'reaction.add' | 'reaction.remove' | 'channel.created' | 'channel.updated' | 'channel.deleted' | 'channel.read' | 'member.added' | 'member.removed' | 'member.role_changed' | 'notification.mention' | 'channel.state_changed' | 'notification.mark_unread' | 'notification.thread_read' | 'draft.updated' | 'draft.deleted' | 'notification.reminder_due' | 'presence.changed' | 'presence.batch' | 'typing.start' | 'typing.stop';
+export type RealtimeEventName = 'message.new' | 'message.updated' | 'message.deleted' | 'message.mentioned' | 'message.pinned' | 'message.unpinned' | 'reaction.add' | 'reaction.remove' | 'channel.created' | 'channel.updated' | 'channel.deleted' | 'channel.read' | 'member.added' | 'member.removed' | 'member.role_changed' | 'notification.mention' | 'channel.state_changed' | 'notification.mark_unread' | 'notification.thread_read' | 'draft.updated' | 'draft.deleted' | 'notification.reminder_due' | 'scheduled.sent' | 'scheduled.failed' | 'presence.changed' | 'presence.batch' | 'typing.start' | 'typing.stop';
 
 export type SyncEvent = {
     /**
@@ -1347,6 +1403,35 @@ export type ReminderList = {
     reminders: Array<Reminder>;
     has_more: boolean;
     next_cursor: string | null;
+};
+
+export type ScheduledMessageList = {
+    scheduled_messages: Array<ScheduledMessage>;
+    has_more: boolean;
+    next_cursor: string | null;
+};
+
+export type UpdateScheduledMessageDto = {
+    /**
+     * 1 s to 30 days ahead; re-arms a failed scheduled message.
+     */
+    scheduled_at?: string;
+    /**
+     * Must begin with the public attachment base URL; null removes it.
+     */
+    attachment_url?: string | null;
+    content?: string;
+    /**
+     * External ids of mentioned channel members (at most 50); [] for none.
+     */
+    mentions?: Array<string>;
+    metadata?: {
+        [key: string]: unknown;
+    };
+    /**
+     * Backend keys name the user they act for.
+     */
+    user_external_id?: string;
 };
 
 export type AuditEntry = {
@@ -3437,7 +3522,7 @@ export type SendMessageData = {
 
 export type SendMessageErrors = {
     /**
-     * VALIDATION_ERROR: empty content without an attachment, an attachment_url outside the public URL, an unknown parent, thread_id or mention, a thread_id in another channel or itself a reply, metadata over 4 KiB
+     * VALIDATION_ERROR: a scheduled_at less than 1 s or more than 30 days ahead (or with system: true), empty content without an attachment, an attachment_url outside the public URL, an unknown parent, thread_id or mention, a thread_id in another channel or itself a reply, metadata over 4 KiB
      */
     400: Error;
     /**
@@ -3454,6 +3539,10 @@ export type SendMessageErrors = {
      * NOT_FOUND: no such channel in the workspace (by id or external_id)
      */
     404: Error;
+    /**
+     * SCHEDULED_LIMIT: with scheduled_at, the user has 100 scheduled messages already
+     */
+    409: Error;
     /**
      * MESSAGE_TOO_LARGE: content over SERVICE_MAX_MESSAGE_SIZE_BYTES (UTF-8 bytes)
      */
@@ -3484,13 +3573,17 @@ export type SendMessageError = SendMessageErrors[keyof SendMessageErrors];
 
 export type SendMessageResponses = {
     /**
-     * An idempotent replay: the original message; no events fire
+     * An idempotent replay: the original message (with `scheduled_at`: `{scheduled_message}`, the original scheduled message); no events fire
      */
     200: Message;
     /**
      * The new message
      */
     201: Message;
+    /**
+     * With `scheduled_at`: the scheduled message, sent at that time (CONTRACT §25); nothing is visible to anyone else until then
+     */
+    202: ScheduledMessageAnswer;
 };
 
 export type SendMessageResponse = SendMessageResponses[keyof SendMessageResponses];
@@ -3504,7 +3597,7 @@ export type SendBackendMessageData = {
 
 export type SendBackendMessageErrors = {
     /**
-     * VALIDATION_ERROR: empty content without an attachment, an attachment_url outside the public URL, an unknown parent, thread_id or mention, a thread_id in another channel or itself a reply, metadata over 4 KiB
+     * VALIDATION_ERROR: a scheduled_at less than 1 s or more than 30 days ahead (or with system: true), empty content without an attachment, an attachment_url outside the public URL, an unknown parent, thread_id or mention, a thread_id in another channel or itself a reply, metadata over 4 KiB
      */
     400: Error;
     /**
@@ -3521,6 +3614,10 @@ export type SendBackendMessageErrors = {
      * NOT_FOUND: no such channel in the workspace (by id or external_id)
      */
     404: Error;
+    /**
+     * SCHEDULED_LIMIT: with scheduled_at, the user has 100 scheduled messages already
+     */
+    409: Error;
     /**
      * MESSAGE_TOO_LARGE: content over SERVICE_MAX_MESSAGE_SIZE_BYTES (UTF-8 bytes)
      */
@@ -3551,13 +3648,17 @@ export type SendBackendMessageError = SendBackendMessageErrors[keyof SendBackend
 
 export type SendBackendMessageResponses = {
     /**
-     * An idempotent replay: the original message; no events fire
+     * An idempotent replay: the original message (with `scheduled_at`: `{scheduled_message}`, the original scheduled message); no events fire
      */
     200: Message;
     /**
      * The new message
      */
     201: Message;
+    /**
+     * With `scheduled_at`: the scheduled message, sent at that time (CONTRACT §25); nothing is visible to anyone else until then
+     */
+    202: ScheduledMessageAnswer;
 };
 
 export type SendBackendMessageResponse = SendBackendMessageResponses[keyof SendBackendMessageResponses];
@@ -6085,6 +6186,220 @@ export type ListMyRemindersResponses = {
 };
 
 export type ListMyRemindersResponse = ListMyRemindersResponses[keyof ListMyRemindersResponses];
+
+export type ListMyScheduledMessagesData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Page size, 1-100 (default 50).
+         */
+        limit?: number;
+        /**
+         * The `next_cursor` of the previous page.
+         */
+        before?: string;
+        /**
+         * Only the scheduled messages into this channel (its id or external_id).
+         */
+        channel?: string;
+    };
+    url: '/v1/me/scheduled';
+};
+
+export type ListMyScheduledMessagesErrors = {
+    /**
+     * VALIDATION_ERROR: a limit outside 1-100, a malformed cursor, an unknown parameter
+     */
+    400: Error;
+    /**
+     * UNAUTHORIZED: missing, malformed, expired or wrongly signed credentials
+     */
+    401: Error;
+    /**
+     * FORBIDDEN: a workspace key (this route takes a user token)
+     */
+    403: Error;
+    /**
+     * INTERNAL: an unexpected error (never a stack trace or SQL)
+     */
+    500: Error;
+    /**
+     * UNAVAILABLE: the database or Redis is down; Retry-After in seconds
+     */
+    503: Error;
+};
+
+export type ListMyScheduledMessagesError = ListMyScheduledMessagesErrors[keyof ListMyScheduledMessagesErrors];
+
+export type ListMyScheduledMessagesResponses = {
+    200: ScheduledMessageList;
+};
+
+export type ListMyScheduledMessagesResponse = ListMyScheduledMessagesResponses[keyof ListMyScheduledMessagesResponses];
+
+export type ListUserScheduledMessagesData = {
+    body?: never;
+    path: {
+        external_id: string;
+    };
+    query?: {
+        /**
+         * Page size, 1-100 (default 50).
+         */
+        limit?: number;
+        /**
+         * The `next_cursor` of the previous page.
+         */
+        before?: string;
+        /**
+         * Only the scheduled messages into this channel (its id or external_id).
+         */
+        channel?: string;
+    };
+    url: '/v1/users/{external_id}/scheduled';
+};
+
+export type ListUserScheduledMessagesErrors = {
+    /**
+     * VALIDATION_ERROR: a limit outside 1-100, a malformed cursor, an unknown parameter
+     */
+    400: Error;
+    /**
+     * UNAUTHORIZED: missing, malformed, expired or wrongly signed credentials
+     */
+    401: Error;
+    /**
+     * FORBIDDEN: a user token (this route takes the workspace key)
+     */
+    403: Error;
+    /**
+     * NOT_FOUND: no such user in the workspace
+     */
+    404: Error;
+    /**
+     * INTERNAL: an unexpected error (never a stack trace or SQL)
+     */
+    500: Error;
+    /**
+     * UNAVAILABLE: the database or Redis is down; Retry-After in seconds
+     */
+    503: Error;
+};
+
+export type ListUserScheduledMessagesError = ListUserScheduledMessagesErrors[keyof ListUserScheduledMessagesErrors];
+
+export type ListUserScheduledMessagesResponses = {
+    200: ScheduledMessageList;
+};
+
+export type ListUserScheduledMessagesResponse = ListUserScheduledMessagesResponses[keyof ListUserScheduledMessagesResponses];
+
+export type CancelScheduledMessageData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query?: {
+        /**
+         * Backend keys name the user they act for.
+         */
+        user_external_id?: string;
+    };
+    url: '/v1/scheduled/{id}';
+};
+
+export type CancelScheduledMessageErrors = {
+    /**
+     * VALIDATION_ERROR: a backend key without user_external_id
+     */
+    400: Error;
+    /**
+     * UNAUTHORIZED: missing, malformed, expired or wrongly signed credentials
+     */
+    401: Error;
+    /**
+     * FORBIDDEN: the operator token (this route takes a workspace key or a user token)
+     */
+    403: Error;
+    /**
+     * NOT_FOUND: no such scheduled message of the user (another user's, one already sent, or cancelled)
+     */
+    404: Error;
+    /**
+     * INTERNAL: an unexpected error (never a stack trace or SQL)
+     */
+    500: Error;
+    /**
+     * UNAVAILABLE: the database or Redis is down; Retry-After in seconds
+     */
+    503: Error;
+};
+
+export type CancelScheduledMessageError = CancelScheduledMessageErrors[keyof CancelScheduledMessageErrors];
+
+export type CancelScheduledMessageResponses = {
+    /**
+     * Cancelled
+     */
+    204: void;
+};
+
+export type CancelScheduledMessageResponse = CancelScheduledMessageResponses[keyof CancelScheduledMessageResponses];
+
+export type UpdateScheduledMessageData = {
+    body: UpdateScheduledMessageDto;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/v1/scheduled/{id}';
+};
+
+export type UpdateScheduledMessageErrors = {
+    /**
+     * VALIDATION_ERROR: scheduled_at not 1 second to 30 days ahead, empty content without an attachment, an unknown mention, metadata over 4 KiB; a backend key without user_external_id
+     */
+    400: Error;
+    /**
+     * UNAUTHORIZED: missing, malformed, expired or wrongly signed credentials
+     */
+    401: Error;
+    /**
+     * NOT_A_MEMBER: a user outside the channel
+     *
+     * FORBIDDEN: the operator token (this route takes a workspace key or a user token)
+     */
+    403: Error;
+    /**
+     * NOT_FOUND: no such scheduled message of the user (another user's, one already sent, or cancelled)
+     */
+    404: Error;
+    /**
+     * MESSAGE_TOO_LARGE: content over SERVICE_MAX_MESSAGE_SIZE_BYTES
+     */
+    413: Error;
+    /**
+     * UNSUPPORTED_MEDIA_TYPE: a body in an encoding or charset the server cannot read
+     */
+    415: Error;
+    /**
+     * INTERNAL: an unexpected error (never a stack trace or SQL)
+     */
+    500: Error;
+    /**
+     * UNAVAILABLE: the database or Redis is down; Retry-After in seconds
+     */
+    503: Error;
+};
+
+export type UpdateScheduledMessageError = UpdateScheduledMessageErrors[keyof UpdateScheduledMessageErrors];
+
+export type UpdateScheduledMessageResponses = {
+    200: ScheduledMessageAnswer;
+};
+
+export type UpdateScheduledMessageResponse = UpdateScheduledMessageResponses[keyof UpdateScheduledMessageResponses];
 
 export type ListModerationAuditData = {
     body?: never;

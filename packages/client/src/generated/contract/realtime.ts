@@ -50,6 +50,10 @@ export interface ServerEventMap {
   'draft.deleted': DraftDeletedPayload;
   /** User-scoped (no seq): the user's reminder fired (CONTRACT §25). */
   'notification.reminder_due': DomainEventMap['notification.reminder_due'];
+  /** User-scoped (no seq): the user's scheduled message was sent (CONTRACT §25). */
+  'scheduled.sent': DomainEventMap['scheduled.sent'];
+  /** User-scoped (no seq): the user's scheduled message was refused when it fired; it stays listed as failed. */
+  'scheduled.failed': DomainEventMap['scheduled.failed'];
   'presence.changed': PresenceChange;
   /** Only to sockets that asked for it (`presence: 'batch'`): a channel's presence changes since the previous batch. */
   'presence.batch': PresenceBatch;
@@ -83,6 +87,8 @@ export const SERVER_EVENTS = [
   'draft.updated',
   'draft.deleted',
   'notification.reminder_due',
+  'scheduled.sent',
+  'scheduled.failed',
   'presence.changed',
   'presence.batch',
   'typing.start',

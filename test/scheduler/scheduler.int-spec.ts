@@ -9,8 +9,9 @@ import { sleep } from '../support/socket';
 const ahead = (ms: number) => new Date(Date.now() + ms).toISOString();
 
 /**
- * CONTRACT §25's one durable scheduler on PostgreSQL + Redis: reminders fire exactly once with two
- * workers taking them, and a reminder that fell due while no worker ran fires when one starts.
+ * CONTRACT §25's one durable scheduler on PostgreSQL + Redis: reminders and scheduled messages fire
+ * exactly once with two workers taking them, and those that fell due while no worker ran fire when one
+ * starts.
  */
 describe('the scheduler across workers and restarts (PostgreSQL)', () => {
   let drop: () => Promise<void>;
@@ -31,6 +32,14 @@ describe('the scheduler across workers and restarts (PostgreSQL)', () => {
     api.app.get(DataSource).query<{ id: string; n: number }[]>(
       `SELECT payload->'reminder'->>'id' AS id, count(*)::int AS n FROM events
         WHERE workspace_id = $1 AND type = 'notification.reminder_due' GROUP BY 1`,
+      [ws.id],
+    );
+  /** Per scheduled message: its scheduled.sent events and the messages with its content. */
+  const sentScheduled = async () =>
+    api.app.get(DataSource).query<{ id: string; n: number; messages: number }[]>(
+      `SELECT e.payload->>'scheduled_message_id' AS id, count(*)::int AS n,
+              (SELECT count(*)::int FROM messages m WHERE m.workspace_id = $1 AND m.content = min(e.payload->'message'->>'content')) AS messages
+         FROM events e WHERE e.workspace_id = $1 AND e.type = 'scheduled.sent' GROUP BY 1`,
       [ws.id],
     );
 
@@ -65,17 +74,37 @@ describe('the scheduler across workers and restarts (PostgreSQL)', () => {
     }
     return ids;
   };
+  const schedule = async (count: number, inMs: number) => {
+    const ids: string[] = [];
+    const at = ahead(inMs);
+    for (let i = 0; i < count; i++) {
+      const s = await bo.api.post(`/v1/channels/${ch.id}/messages`, {
+        content: `later ${i} ${at}`,
+        scheduled_at: at,
+      });
+      expect(s.status).toBe(202);
+      ids.push(s.body.scheduled_message.id);
+    }
+    return ids;
+  };
 
-  it('two workers fire 60 reminders due at once exactly once each', async () => {
+  it('two workers fire 60 reminders and send 60 scheduled messages due at once exactly once each', async () => {
     const [one, two] = [await worker(), await worker()];
-    const ids = await remind(60, 1500);
+    const ids = await remind(60, 3000);
+    const scheduled = await schedule(60, 2500);
     for (let waited = 0; waited < 15_000; waited += 250) {
-      if ((await firedEvents()).filter((e) => ids.includes(e.id)).length === ids.length) break;
+      const done =
+        (await firedEvents()).filter((e) => ids.includes(e.id)).length === ids.length &&
+        (await sentScheduled()).filter((e) => scheduled.includes(e.id)).length === scheduled.length;
+      if (done) break;
       await sleep(250);
     }
     await sleep(1000); // a second firing would have had its chance
     const fired = (await firedEvents()).filter((e) => ids.includes(e.id));
     expect(fired.map((e) => e.n)).toEqual(ids.map(() => 1));
+    const sent = (await sentScheduled()).filter((e) => scheduled.includes(e.id));
+    expect(sent.map((e) => [e.n, e.messages])).toEqual(scheduled.map(() => [1, 1]));
+    expect((await bo.api.get('/v1/me/scheduled')).body.scheduled_messages).toEqual([]);
     const due = await bo.api.get('/v1/me/reminders?filter=due&limit=100');
     expect(due.body.reminders).toHaveLength(60);
     await one.close();
@@ -83,22 +112,40 @@ describe('the scheduler across workers and restarts (PostgreSQL)', () => {
     workers.length = 0;
   });
 
-  it('a reminder that fell due while no worker ran fires as soon as one starts, once', async () => {
+  it('a reminder and a scheduled message that fell due while no worker ran fire as soon as one starts, once', async () => {
     const w = await worker();
     const [id] = await remind(1, 2500);
+    const [sid] = await schedule(1, 2500);
     await w.close(); // stopped before the due time
     workers.length = 0;
     await sleep(3500);
     expect((await firedEvents()).filter((e) => e.id === id)).toEqual([]);
+    expect((await sentScheduled()).filter((e) => e.id === sid)).toEqual([]);
     const started = Date.now();
     await worker();
     for (;;) {
-      if ((await firedEvents()).some((e) => e.id === id)) break;
+      if ((await firedEvents()).some((e) => e.id === id) && (await sentScheduled()).some((e) => e.id === sid))
+        break;
       if (Date.now() - started > 10_000)
-        throw new Error('the due reminder did not fire after the worker started');
+        throw new Error('the due items did not fire after the worker started');
       await sleep(100);
     }
     await sleep(1000);
     expect((await firedEvents()).filter((e) => e.id === id)).toEqual([{ id, n: 1 }]);
+    expect((await sentScheduled()).filter((e) => e.id === sid)).toEqual([{ id: sid, n: 1, messages: 1 }]);
+  });
+
+  it('20 concurrent schedulings at the cap take exactly the places left', async () => {
+    await schedule(90, 3600e3);
+    const at = ahead(3600e3);
+    const all = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        bo.api.post(`/v1/channels/${ch.id}/messages`, { content: `race ${i}`, scheduled_at: at }),
+      ),
+    );
+    const statuses = all.map((r) => r.status).sort();
+    expect(statuses).toEqual([...Array(10).fill(202), ...Array(10).fill(409)]);
+    const listed = await bo.api.get('/v1/me/scheduled?limit=100');
+    expect(listed.body.scheduled_messages).toHaveLength(100);
   });
 });
