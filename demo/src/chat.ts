@@ -1,5 +1,12 @@
 import { ChatClient, isChatApiError } from '@chat-service/client';
-import type { ConnectionStatus, Message, MyChannel, Reminder, SearchHit } from '@chat-service/client';
+import type {
+  ConnectionStatus,
+  Message,
+  MyChannel,
+  Reminder,
+  ScheduledMessage,
+  SearchHit,
+} from '@chat-service/client';
 import { Composer } from './composer';
 import { append, clear, h, highlighted, shortTime } from './dom';
 import { displayName } from './format';
@@ -196,6 +203,11 @@ class ChatApp {
           ),
           this.title,
           this.memberList,
+          h(
+            'button',
+            { type: 'button', class: 'send-later', onclick: () => void this.showScheduled() },
+            'Send later',
+          ),
         ),
         this.errorEl,
         this.reminderToast,
@@ -733,6 +745,9 @@ class ChatApp {
     this.client.on('notification.reminder_due', ({ reminder, message }) =>
       this.reminderDue(reminder, message),
     );
+    // a scheduled message of the user's was sent, or refused when its time came (CONTRACT §25)
+    this.client.on('scheduled.sent', ({ message }) => this.scheduledDone('Sent', excerpt(message)));
+    this.client.on('scheduled.failed', ({ error }) => this.scheduledDone('Not sent', error.message));
     this.client.on('typing.start', (d, env) => this.onTyping(env.channel_id, d.external_id, true));
     this.client.on('typing.stop', (d, env) => this.onTyping(env.channel_id, d.external_id, false));
     this.client.on('presence.changed', (d) => {
@@ -1196,6 +1211,111 @@ class ChatApp {
       h('button', { type: 'button', onclick: () => (this.reminderToast.hidden = true) }, 'Dismiss'),
     );
     this.reminderToast.hidden = false;
+  }
+
+  // ---- scheduled messages (CONTRACT §25) ----
+
+  /** The form that schedules a message into the open channel, and the user's scheduled messages. */
+  private async showScheduled(): Promise<void> {
+    const c = this.active;
+    const content = h('textarea', { id: 'schedule-content', name: 'content', rows: 3, required: true });
+    const at = h('input', {
+      type: 'datetime-local',
+      id: 'schedule-at',
+      name: 'scheduled_at',
+      step: 1,
+      required: true,
+    });
+    at.value = localInputValue(new Date(Date.now() + 3600_000));
+    const status = h('p', { class: 'schedule-status', role: 'status' });
+    const list = h('ol', { class: 'scheduled', 'aria-label': 'Your scheduled messages' });
+    const form = h(
+      'form',
+      {
+        class: 'schedule-form',
+        onsubmit: (e: Event) => {
+          e.preventDefault();
+          if (!c) return;
+          void this.client
+            .scheduleMessage(c.info.id, {
+              content: content.value,
+              scheduled_at: new Date(at.value).toISOString(),
+            })
+            .then((sm) => {
+              status.textContent = `Scheduled for ${shortTime(sm.scheduled_at)}`;
+              content.value = '';
+              return this.listScheduled(list);
+            })
+            .catch((err: unknown) => (status.textContent = isChatApiError(err) ? err.message : String(err)));
+        },
+      },
+      h(
+        'label',
+        { for: 'schedule-content' },
+        c ? `Message to ${c.info.name ?? c.info.external_id}` : 'Open a channel first',
+      ),
+      content,
+      h('label', { for: 'schedule-at' }, 'Send at'),
+      at,
+      h('button', { type: 'submit', disabled: !c }, 'Schedule'),
+      status,
+    );
+    this.showPanel('Send later', h('div', {}, form, h('h3', {}, 'Scheduled'), list));
+    content.focus();
+    await this.listScheduled(list);
+  }
+
+  /** The user's scheduled messages, soonest first: pending, or failed with the reason. */
+  private async listScheduled(list: HTMLOListElement): Promise<void> {
+    try {
+      const page = await this.client.listMyScheduledMessages({ limit: 50 });
+      clear(list);
+      if (!page.scheduled_messages.length) append(list, h('li', {}, 'Nothing scheduled.'));
+      append(
+        list,
+        page.scheduled_messages.map((sm: ScheduledMessage) =>
+          h(
+            'li',
+            { class: `scheduled-message ${sm.status}`, 'data-scheduled': sm.id },
+            h(
+              'span',
+              { class: 'meta' },
+              sm.status === 'failed'
+                ? `Not sent (${sm.error?.message ?? 'refused'})`
+                : `At ${shortTime(sm.scheduled_at)} in ${this.conversations.get(sm.channel_id)?.info.name ?? sm.channel_external_id}`,
+            ),
+            h('span', { class: 'content' }, sm.content),
+            h(
+              'button',
+              {
+                type: 'button',
+                onclick: () =>
+                  void this.client
+                    .cancelScheduledMessage(sm.id)
+                    .then(() => this.listScheduled(list))
+                    .catch((e: unknown) => this.showError(e)),
+              },
+              'Cancel',
+            ),
+          ),
+        ),
+      );
+    } catch (e) {
+      this.showError(e);
+    }
+  }
+
+  /** A scheduled message was sent or refused: said on every browser of the user; an open list follows. */
+  private scheduledDone(what: string, detail: string): void {
+    clear(
+      this.reminderToast,
+      h('strong', {}, `${what}: `),
+      h('span', { class: 'content' }, detail),
+      h('button', { type: 'button', onclick: () => (this.reminderToast.hidden = true) }, 'Dismiss'),
+    );
+    this.reminderToast.hidden = false;
+    const list = this.panel.querySelector<HTMLOListElement>('ol.scheduled');
+    if (list && !this.panel.hidden) void this.listScheduled(list);
   }
 
   private async search(q: string): Promise<void> {

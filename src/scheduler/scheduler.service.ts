@@ -16,9 +16,9 @@ export interface DueSource {
   readonly name: string;
   /**
    * Fires at most `limit` items due now, oldest first, and answers how many. Each is claimed with
-   * `FOR UPDATE SKIP LOCKED` in the transaction that fires it and leaves the pending index with it, so
-   * any number of workers fire every item exactly once; a worker that dies mid-way rolls its claim back
-   * and the item stays due for the next pass.
+   * `FOR UPDATE SKIP LOCKED`, either in the transaction that fires it (a worker that dies mid-way rolls
+   * its claim back) or as a lease that the firing transaction checks (a lease that runs out is claimed
+   * again), so any number of workers fire every item exactly once.
    */
   fireDue(limit: number): Promise<number>;
 }

@@ -159,6 +159,31 @@ describe('@chat-service/client', () => {
     expect([(again as ChatApiError).status, (again as ChatApiError).code]).toEqual([404, 'NOT_FOUND']);
   });
 
+  it('schedules, lists, changes and cancels messages, and hears one sent', async () => {
+    const a = track(recordedClient(t, ws, ana));
+    await a.client.connect();
+    const far = new Date(Date.now() + 3600_000).toISOString();
+    const s1 = await a.client.scheduleMessage('team', { content: 'first draft', scheduled_at: far });
+    const s2 = await a.client.scheduleMessage('team', { content: 'never', scheduled_at: far });
+    expect([s1.status, s1.scheduled_at, s1.content]).toEqual(['pending', far, 'first draft']);
+    const soon = new Date(Date.now() + 1500).toISOString();
+    const changed = await a.client.updateScheduledMessage(s1.id, { content: 'final', scheduled_at: soon });
+    expect([changed.content, changed.scheduled_at]).toEqual(['final', soon]);
+    expect((await a.client.listMyScheduledMessages()).scheduled_messages.map((x) => x.id)).toEqual([
+      s1.id,
+      s2.id,
+    ]);
+    await a.client.cancelScheduledMessage(s2.id);
+    await until('the scheduled message is sent', () =>
+      a.events.some((e) => e.type === 'scheduled.sent' && e.data.scheduled_message_id === s1.id),
+    );
+    const sent = a.events.find((e) => e.type === 'scheduled.sent');
+    expect(sent?.type === 'scheduled.sent' && sent.data.message.content).toBe('final');
+    expect((await a.client.listMyScheduledMessages()).scheduled_messages).toEqual([]);
+    const gone = await a.client.cancelScheduledMessage(s1.id).catch((e: unknown) => e);
+    expect([(gone as ChatApiError).status, (gone as ChatApiError).code]).toEqual([404, 'NOT_FOUND']);
+  });
+
   it('reads and marks threads, lists the caller’s threads, and hears its own thread read state', async () => {
     const a = track(recordedClient(t, ws, ana));
     const b = track(recordedClient(t, ws, bo));

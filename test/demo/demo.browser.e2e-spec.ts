@@ -439,6 +439,42 @@ describeInBrowser(__filename)('demo app in Chromium: two users chat', () => {
     await other.context.close();
   });
 
+  it('schedules a message that nobody sees until its time, then everyone does; a cancelled one never comes', async () => {
+    await bo.page.getByRole('button', { name: 'Send later' }).click();
+    await expectVisible(bo.page.getByRole('heading', { name: 'Send later' }));
+    const inBrowserZone = (ms: number) =>
+      bo.page.evaluate((ahead) => {
+        const t = new Date(Date.now() + ahead);
+        const p = (n: number) => String(n).padStart(2, '0');
+        return `${t.getFullYear()}-${p(t.getMonth() + 1)}-${p(t.getDate())}T${p(t.getHours())}:${p(t.getMinutes())}:${p(t.getSeconds())}`;
+      }, ms);
+    const schedule = async (text: string, ms: number) => {
+      await bo.page.locator('#schedule-content').fill(text);
+      await bo.page.getByLabel('Send at').fill(await inBrowserZone(ms));
+      await bo.page.getByRole('button', { name: 'Schedule' }).click();
+      await expectVisible(bo.page.locator('.scheduled .scheduled-message').filter({ hasText: text }));
+    };
+    await schedule('Never mind this one', 3600_000);
+    await schedule('See you at standup', 5000);
+    const cancelled = bo.page
+      .locator('.scheduled .scheduled-message')
+      .filter({ hasText: 'Never mind this one' });
+    await cancelled.getByRole('button', { name: 'Cancel' }).click();
+    await eventually(
+      () => cancelled.count(),
+      (n) => expect(n).toBe(0),
+    );
+    expect(await message(ana, 'See you at standup').count()).toBe(0);
+    await expectVisible(message(ana, 'See you at standup'));
+    await expectVisible(message(bo, 'See you at standup'));
+    const toast = bo.page.getByRole('alert').filter({ hasText: 'Sent:' });
+    await expectVisible(toast);
+    expect(await toast.textContent()).toContain('See you at standup');
+    await expectVisible(bo.page.getByText('Nothing scheduled.'));
+    expect(await message(ana, 'Never mind this one').count()).toBe(0);
+    await bo.page.getByRole('button', { name: 'Close' }).click();
+  });
+
   it('goes offline, and back online sees what it missed, once', async () => {
     await bo.context.setOffline(true);
     await expectVisible(bo.page.getByRole('status').filter({ hasText: 'Offline' }));

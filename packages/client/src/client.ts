@@ -42,8 +42,13 @@ import type {
   DraftList,
   ListMyDraftsData,
   ListMyRemindersData,
+  ListMyScheduledMessagesData,
   Reminder,
   ReminderList,
+  ScheduledMessage,
+  ScheduledMessageAnswer,
+  ScheduledMessageList,
+  UpdateScheduledMessageDto,
   UpdateReminderDto,
   SaveDraftDto,
   ListMyThreadsData,
@@ -94,7 +99,9 @@ export interface ChatClientOptions {
 }
 
 /** What sendMessage takes: the REST send body; `idempotency_key` is generated when absent. */
-export type SendMessageInput = Omit<SendMessageDto, 'user_external_id'>;
+export type SendMessageInput = Omit<SendMessageDto, 'user_external_id' | 'scheduled_at'>;
+/** What scheduleMessage takes: a send body with its `scheduled_at`. */
+export type ScheduleMessageInput = SendMessageInput & { scheduled_at: string };
 
 export interface SendOptions {
   signal?: AbortSignal;
@@ -114,6 +121,7 @@ export type GetPresenceQuery = NonNullable<GetChannelPresenceData['query']>;
 export type ListMyDraftsQuery = NonNullable<ListMyDraftsData['query']>;
 export type ListMyThreadsQuery = NonNullable<ListMyThreadsData['query']>;
 export type ListMyRemindersQuery = NonNullable<ListMyRemindersData['query']>;
+export type ListMyScheduledQuery = NonNullable<ListMyScheduledMessagesData['query']>;
 
 const seg = (s: string) => encodeURIComponent(s);
 const sleep = (ms: number, signal?: AbortSignal) =>
@@ -440,6 +448,46 @@ export class ChatClient {
         }),
       opts,
     );
+  }
+
+  /**
+   * Sends a message later: kept until `scheduled_at` (1 s to 30 days ahead), seen by nobody else until
+   * then, then sent as a normal send (`scheduled.sent`, or `scheduled.failed` if refused then). Retried
+   * like sendMessage, with the same idempotency key.
+   */
+  async scheduleMessage(
+    channelId: string,
+    input: ScheduleMessageInput,
+    opts: SendOptions = {},
+  ): Promise<ScheduledMessage> {
+    const body: SendMessageDto = { ...input, idempotency_key: input.idempotency_key ?? randomId() };
+    const answer = await this.retrying(
+      () =>
+        this.rest.json<ScheduledMessageAnswer>('POST', `/v1/channels/${seg(channelId)}/messages`, {
+          body,
+          ...(opts.signal ? { signal: opts.signal } : {}),
+        }),
+      opts,
+    );
+    return answer.scheduled_message;
+  }
+
+  /** The caller's scheduled messages (pending and failed), soonest first; `channel` narrows to one channel. */
+  listMyScheduledMessages(query: ListMyScheduledQuery = {}): Promise<ScheduledMessageList> {
+    return this.rest.json('GET', '/v1/me/scheduled', { query });
+  }
+
+  /** Change a scheduled message before it is sent; a new `scheduled_at` re-arms a failed one. */
+  async updateScheduledMessage(id: string, body: UpdateScheduledMessageDto): Promise<ScheduledMessage> {
+    const answer = await this.rest.json<ScheduledMessageAnswer>('PATCH', `/v1/scheduled/${seg(id)}`, {
+      body,
+    });
+    return answer.scheduled_message;
+  }
+
+  /** Cancel a scheduled message: it is never sent. */
+  async cancelScheduledMessage(id: string): Promise<void> {
+    await this.rest.request('DELETE', `/v1/scheduled/${seg(id)}`);
   }
 
   editMessage(messageId: string, body: EditMessageDto): Promise<Message> {
