@@ -22,10 +22,10 @@ import { RealtimeIoAdapter } from './realtime/realtime-io.adapter';
 import { inputHygieneMiddleware } from './common/http/input-hygiene';
 import type { Server } from 'http';
 import type { Duplex } from 'stream';
+import { SERVICE_VERSION } from './common/version';
 
 export const BODY_LIMIT_BYTES = 256 * 1024;
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-export const VERSION: string = (require('../package.json') as { version: string }).version;
+export const VERSION = SERVICE_VERSION;
 
 /** Builds the application exactly as production runs it; main.ts and the e2e tests both use this. */
 export async function createApp(

@@ -52,6 +52,7 @@ export class ChannelMembership {
   async postNotice(s: ChannelWriteSession, content: string): Promise<void> {
     const sent = await s.sendMessage(
       {
+        id: null,
         userId: null,
         senderKey: 'system',
         type: 'system',

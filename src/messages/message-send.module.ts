@@ -5,6 +5,7 @@ import { MessageAttachments, PresignedAttachments } from './message-attachments'
 import { MessageRules } from './message-rules';
 import { MessageViewsModule } from './message-views.module';
 import { MessagesService } from './messages.service';
+import { PreSendHook } from './pre-send-hook';
 
 /**
  * The send path (MessagesService with its rules) without routes, so every role can send: the worker
@@ -15,6 +16,7 @@ import { MessagesService } from './messages.service';
   providers: [
     MessagesService,
     MessageRules,
+    PreSendHook,
     // seams: attachments binds its implementation here; MessageModeration is ModerationEngineModule's (global, every role)
     { provide: MessageAttachments, useClass: PresignedAttachments },
   ],

@@ -30,6 +30,10 @@ import {
 import type { MessageUserView, MessageView } from '../contract/events';
 import { MessagesRepository } from './messages.repository';
 import { MessageUnsend } from './message-unsend';
+import { PreSendHook } from './pre-send-hook';
+import { newId } from '../common/ids';
+import type { PreSendHookSettings } from '../workspaces/workspace-settings';
+import { WorkspacesService } from '../workspaces/workspaces.service';
 import type { ScheduledSend } from './message-scheduling';
 import { Metrics, SendOutcome as SendMetric, Transport } from '../ops/metrics';
 
@@ -55,6 +59,8 @@ export class MessagesService {
     private readonly rules: MessageRules,
     private readonly unsends: MessageUnsend,
     private readonly metrics: Metrics,
+    private readonly hook: PreSendHook,
+    private readonly workspaces: WorkspacesService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -122,7 +128,49 @@ export class MessagesService {
     this.rules.checkSize(content);
     if (sender && !scheduled) await this.checkRate(sender.id);
 
-    const draft = await this.rules.validate(p.workspaceId, channel, dto, content, system);
+    let draft = await this.rules.validate(p.workspaceId, channel, dto, content, system);
+    let metadata = dto.metadata;
+    // CONTRACT §27: a user's send (a backend's with run_hooks) meets the pre-send hook here, after
+    // validation and before moderation; the hook is told the id the message will get
+    const hook = sender ? await this.hookOf(p, dto) : null;
+    let messageId: string | null = null;
+    if (hook && sender) {
+      messageId = newId();
+      const told = await this.hook.call(
+        hook,
+        p.workspaceId,
+        {
+          id: messageId,
+          channel_id: channel.id,
+          channel_external_id: channel.external_id,
+          content: draft.content,
+          type: draft.type,
+          attachment_url: draft.attachmentUrl,
+          parent_id: draft.parentId,
+          thread_id: draft.threadId,
+          show_in_channel: draft.threadId !== null && draft.showInChannel,
+          mentions: draft.mentions,
+          metadata: metadata ?? {},
+        },
+        sender.id,
+        channel,
+      );
+      if (told.action === 'modify') {
+        const changed: SendMessageDto = {
+          ...dto,
+          content: told.content ?? draft.content,
+          mentions: told.mentions ?? dto.mentions,
+        };
+        try {
+          this.rules.checkSize(changed.content!);
+          draft = await this.rules.validate(p.workspaceId, channel, changed, changed.content!, false);
+          metadata = told.metadata ?? metadata;
+        } catch (e) {
+          if (!(e instanceof AppError)) throw e;
+          this.hook.failed(hook); // an invalid modification: on_failure (allow keeps the original)
+        }
+      }
+    }
     let verdict: ModerationVerdict = { content: draft.content };
     if (sender) {
       verdict = await this.moderation.evaluate({
@@ -139,8 +187,9 @@ export class MessagesService {
       sender,
       { ...draft, content: verdict.content },
       {
+        id: messageId,
         idempotencyKey: dto.idempotency_key ?? null,
-        metadata: dto.metadata,
+        metadata,
         // a scheduled firing's frozen rule is write()'s, under the same lock; slow mode does not apply
         byUser: !system && p.kind === 'user' && !scheduled,
       },
@@ -215,6 +264,13 @@ export class MessagesService {
     return this.render(s.m, viewer, messageId);
   }
 
+  /** The workspace's pre-send hook when this send calls it: a user's own, or a backend's with `run_hooks`. */
+  private async hookOf(p: WorkspacePrincipal, dto: SendMessageDto): Promise<PreSendHookSettings | null> {
+    if (p.kind !== 'user' && dto.run_hooks !== true) return null;
+    const hook = (await this.workspaces.settings(p.workspaceId)).pre_send_hook;
+    return hook?.enabled ? hook : null;
+  }
+
   private viewerOf(p: WorkspacePrincipal): MessageViewer {
     return { workspaceId: p.workspaceId, userId: p.kind === 'user' ? p.userId : null };
   }
@@ -245,7 +301,12 @@ export class MessagesService {
     ctx: ChannelWriteContext,
     sender: MessageUserView | null,
     draft: Draft,
-    o: { idempotencyKey: string | null; metadata: Record<string, unknown> | undefined; byUser: boolean },
+    o: {
+      id: string | null;
+      idempotencyKey: string | null;
+      metadata: Record<string, unknown> | undefined;
+      byUser: boolean;
+    },
     verdict: ModerationVerdict,
     scheduled?: ScheduledSend,
   ): Promise<SendResult> {
@@ -304,6 +365,7 @@ export class MessagesService {
       } satisfies OutgoingEvent<'thread.updated'>);
     }
     const message = {
+      id: o.id,
       userId: sender?.id ?? null,
       senderKey: sender?.id ?? 'system',
       type: draft.type,

@@ -15,12 +15,11 @@ import {
   WebhookDeliveriesRepository,
 } from './webhook-deliveries.repository';
 import { DELIVER_JOB, WebhookDispatcher } from './webhook-dispatcher';
-import { signWebhook, standardWebhookHeaders } from './webhook-signature';
+import { SERVICE_VERSION } from '../common/version';
+import { signedCallHeaders } from './webhook-signature';
 import { JobProcessor, ProcessesJob } from '../infra/queue/job-processor';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const VERSION: string = (require('../../package.json') as { version: string }).version;
-export const WEBHOOK_USER_AGENT = `chat-service-webhooks/${VERSION}`;
+export const WEBHOOK_USER_AGENT = `chat-service-webhooks/${SERVICE_VERSION}`;
 /** SPEC.md: the response body kept on the delivery record. */
 export const RESPONSE_BODY_BYTES = 1024;
 /** The lease outlives the HTTP deadline by this much, so only a dead worker loses it. */
@@ -97,13 +96,9 @@ export class WebhookDeliveryProcessor extends JobProcessor<typeof DELIVER_JOB> {
       headers: {
         'Content-Type': 'application/json',
         'User-Agent': WEBHOOK_USER_AGENT,
-        'X-Service-Event': delivery.event,
-        'X-Service-Event-Id': delivery.event_id,
-        'X-Service-Signature': signWebhook(secret, timestamp, body),
-        'X-Service-Timestamp': String(timestamp),
-        // Standard Webhooks, beside SPEC.md's headers; the event id keeps `webhook-id` the same on
-        // every attempt (retries and manual retries) and matches `X-Service-Event-Id`
-        ...standardWebhookHeaders(secret, delivery.event_id, timestamp, body),
+        // Standard Webhooks beside SPEC.md's headers; the event id keeps `webhook-id` the same on every
+        // attempt (retries and manual retries) and matches `X-Service-Event-Id`
+        ...signedCallHeaders(secret, delivery.event, delivery.event_id, body, timestamp),
       },
     });
     this.metrics.webhookAttemptSeconds.observe(result.durationMs / 1000);

@@ -84,3 +84,23 @@ export function standardWebhookHeaders(
     'webhook-signature': signatures.join(' '),
   };
 }
+
+/**
+ * Every signature header of one signed call (a webhook delivery attempt, a pre-send hook call): SPEC.md's
+ * `X-Service-*` and Standard Webhooks' `webhook-*`, `webhook-id` being the event id.
+ */
+export function signedCallHeaders(
+  secret: string,
+  event: string,
+  eventId: string,
+  body: Buffer,
+  timestamp = Math.floor(Date.now() / 1000),
+): Record<string, string> {
+  return {
+    'X-Service-Event': event,
+    'X-Service-Event-Id': eventId,
+    'X-Service-Signature': signWebhook(secret, timestamp, body),
+    'X-Service-Timestamp': String(timestamp),
+    ...standardWebhookHeaders(secret, eventId, timestamp, body),
+  };
+}

@@ -141,23 +141,8 @@ export class WebhooksService {
   }
 
   private async checkUrl(raw: string): Promise<string> {
-    const value = raw.trim();
-    let url: URL;
-    try {
-      url = new URL(value);
-    } catch {
-      throw AppError.validation('url', 'must be an absolute http or https URL');
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:')
-      throw AppError.validation('url', `must use http or https, not ${url.protocol}`);
-    if (!url.hostname) throw AppError.validation('url', 'must name a host');
-    const refusal = await this.http.resolveRefusal(url);
-    if (refusal) {
-      throw AppError.validation(
-        'url',
-        `${refusal}; webhook targets on private networks are not allowed on this server`,
-      );
-    }
-    return value;
+    const problem = await this.http.targetProblem(raw);
+    if (problem) throw AppError.validation('url', problem);
+    return raw.trim();
   }
 }

@@ -10,6 +10,25 @@ export const DEFAULT_LARGE_CHANNEL_THRESHOLD = 100;
 export const LARGE_CHANNEL_THRESHOLD_MIN = 2;
 export const LARGE_CHANNEL_THRESHOLD_MAX = 100_000;
 
+/** CONTRACT §27: the pre-send hook's bounds and defaults. */
+export const HOOK_TIMEOUT_MIN_MS = 100;
+export const HOOK_TIMEOUT_MAX_MS = 5000;
+export const HOOK_ON_FAILURE = ['allow', 'reject'] as const;
+export type HookOnFailure = (typeof HOOK_ON_FAILURE)[number];
+
+export interface PreSendHookSettings {
+  url: string;
+  enabled: boolean;
+  timeout_ms: number;
+  on_failure: HookOnFailure;
+}
+
+export const PRE_SEND_HOOK_DEFAULTS: Omit<PreSendHookSettings, 'url'> = {
+  enabled: true,
+  timeout_ms: 1500,
+  on_failure: 'allow',
+};
+
 export interface WorkspaceSettings {
   read_receipts_enabled: boolean;
   system_messages_for_membership: boolean;
@@ -22,6 +41,8 @@ export interface WorkspaceSettings {
     flood: { max_repeats: number; window_seconds: number };
     auto_mute: { enabled: boolean; violations: number; window_seconds: number; duration_seconds: number };
   };
+  /** CONTRACT §27: called for every user send when set and enabled; null by default. */
+  pre_send_hook: PreSendHookSettings | null;
 }
 
 export function defaultSettings(): WorkspaceSettings {
@@ -37,6 +58,7 @@ export function defaultSettings(): WorkspaceSettings {
       flood: { max_repeats: 3, window_seconds: 30 },
       auto_mute: { enabled: false, violations: 3, window_seconds: 3600, duration_seconds: 900 },
     },
+    pre_send_hook: null,
   };
 }
 

@@ -7,7 +7,14 @@ import { decodeIdCursor, pageOf } from '../common/pagination';
 import { isoNotNull } from '../common/time';
 import { PatchWorkspaceSettingsDto } from './dto/workspace-settings.dto';
 import { WorkspaceChanges } from './workspace-changes';
-import { deepMerge, effectiveSettings, WorkspaceSettings } from './workspace-settings';
+import { SafeHttpClient } from '../infra/http-out/safe-http.client';
+import {
+  deepMerge,
+  effectiveSettings,
+  PRE_SEND_HOOK_DEFAULTS,
+  PreSendHookSettings,
+  WorkspaceSettings,
+} from './workspace-settings';
 import { WorkspaceSettingsCache } from './workspace-settings.cache';
 import { WorkspaceRow, WorkspacesRepository } from './workspaces.repository';
 
@@ -44,6 +51,8 @@ export class WorkspacesService {
     // changes (a deleted workspace) within the caches' TTL
     @Optional() private readonly changes?: WorkspaceChanges,
     @Optional() private readonly settingsCache?: WorkspaceSettingsCache,
+    // the address policy of outbound calls (absent in the CLI): a hook URL is checked as a webhook's
+    @Optional() private readonly http?: SafeHttpClient,
   ) {}
 
   /** Creates a workspace and its first key pair; the secret is returned here only. */
@@ -127,11 +136,31 @@ export class WorkspacesService {
     return (await this.get(id)).settings;
   }
 
+  /**
+   * Deep-merges the patch into the stored settings. A pre-send hook's URL is checked first (outside the
+   * transaction: it may resolve the host) as a webhook's is; the merged hook gets its defaults, and
+   * needs a URL.
+   */
   async patchSettings(id: string, patch: PatchWorkspaceSettingsDto): Promise<WorkspaceSettings> {
+    const hookUrl = patch.pre_send_hook?.url;
+    if (hookUrl !== undefined) {
+      const problem = this.http
+        ? await this.http.targetProblem(hookUrl)
+        : hookUrl.startsWith('http:') || hookUrl.startsWith('https:')
+          ? null
+          : 'must be an absolute http or https URL';
+      if (problem) throw AppError.validation('pre_send_hook.url', problem);
+    }
     const settings = await this.db.transaction(async (m) => {
       const row = await this.repo.lockForUpdate(m, id);
       if (!row) throw AppError.notFound('Workspace');
       const merged = deepMerge(row.settings ?? {}, JSON.parse(JSON.stringify(patch)) as unknown);
+      const hook = (merged as { pre_send_hook?: Partial<PreSendHookSettings> | null }).pre_send_hook;
+      if (hook) {
+        if (!hook.url) throw AppError.validation('pre_send_hook.url', 'is required to set a pre-send hook');
+        const complete: PreSendHookSettings = { ...PRE_SEND_HOOK_DEFAULTS, ...hook, url: hook.url.trim() };
+        (merged as { pre_send_hook: PreSendHookSettings }).pre_send_hook = complete;
+      }
       await this.repo.saveSettings(m, id, merged);
       return effectiveSettings(merged);
     });

@@ -77,6 +77,7 @@ describe('send batches (PostgreSQL)', () => {
     workspaceId: ws.id,
     channelId,
     msg: {
+      id: null,
       userId: ana.id,
       senderKey: ana.id,
       type: 'text',
@@ -162,6 +163,7 @@ describe('send batches (PostgreSQL)', () => {
     workspaceId: ws.id,
     channelId,
     msg: {
+      id: null,
       userId: user?.id ?? null,
       senderKey: user?.id ?? 'system',
       type: user ? 'text' : 'system',

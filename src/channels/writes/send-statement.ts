@@ -7,6 +7,8 @@ import { prepared } from '../../infra/database/prepared';
 
 /** A message to persist through `chat_send_message`. */
 export interface OutgoingMessage {
+  /** The id it gets when one was made before (the pre-send hook was told it, CONTRACT §27); else null. */
+  id: string | null;
   userId: string | null;
   senderKey: string;
   type: string;
@@ -139,7 +141,7 @@ export async function sendMessage(m: EntityManager, r: SendRequest): Promise<Sen
   const { msg, events } = r;
   const found = await prepared<OutcomeRow>(
     m,
-    `SELECT * FROM chat_send_message($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
+    `SELECT * FROM chat_send_message($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
     [
       r.channelId,
       r.workspaceId,
@@ -160,6 +162,7 @@ export async function sendMessage(m: EntityManager, r: SendRequest): Promise<Sen
       r.ids,
       events.map((e) => e.type),
       events.map((e) => JSON.stringify(e.payload)),
+      msg.id,
     ],
   );
   if (!found[0]) throw new Error('chat_send_message answered nothing');
@@ -183,6 +186,7 @@ export async function sendMessages(m: EntityManager, batch: SendRequest[]): Prom
       batch.map(({ workspaceId, channelId, msg, events, ids }) => ({
         channel: channelId,
         workspace: workspaceId,
+        id: msg.id,
         user: msg.userId,
         sender_key: msg.senderKey,
         type: msg.type,

@@ -1,7 +1,7 @@
 -- Sends one message under its channel's lock: checks, seq, counters, thread, mentions, the sender's draft
 -- and events in one
 -- call (src/channels/channel-writes.ts). Its lock key is the one src/events/channel-order.ts takes.
-CREATE OR REPLACE FUNCTION chat_send_message(p_channel uuid, p_workspace uuid, p_user uuid, p_sender_key text, p_type text, p_content text, p_attachment_url text, p_attachment jsonb, p_parent uuid, p_idempotency_key text, p_mentions uuid[], p_thread uuid, p_show_in_channel boolean, p_metadata jsonb, p_by_user boolean, p_shadowed boolean, p_event_ids uuid[], p_event_types text[], p_payloads jsonb[])
+CREATE OR REPLACE FUNCTION chat_send_message(p_channel uuid, p_workspace uuid, p_user uuid, p_sender_key text, p_type text, p_content text, p_attachment_url text, p_attachment jsonb, p_parent uuid, p_idempotency_key text, p_mentions uuid[], p_thread uuid, p_show_in_channel boolean, p_metadata jsonb, p_by_user boolean, p_shadowed boolean, p_event_ids uuid[], p_event_types text[], p_payloads jsonb[], p_id uuid)
  RETURNS TABLE(outcome text, message_id uuid, created_at text, first_seq bigint, retry_after_ms bigint)
  LANGUAGE plpgsql
 AS $function$
@@ -76,11 +76,13 @@ AS $function$
         END IF;
 
         -- the id is a UUIDv7 of the stored instant with its microseconds in the sub-millisecond bits, made
-        -- under the lock: within a channel, id order is created_at order, so (created_at, id) never disagree
+        -- under the lock: within a channel, id order is created_at order, so (created_at, id) never disagree.
+        -- p_id: the id a pre-send hook was told (CONTRACT §27), made before the call; every order is by
+        -- (created_at, id), so only its place among messages of the same millisecond may differ
         v_created := clock_timestamp();
         v_us := (extract(epoch FROM v_created) * 1000000)::bigint;
-        v_id := encode(int8send(((v_us / 1000) << 16) | 28672 | (v_us % 1000))
-                       || substring(uuid_send(gen_random_uuid()) FROM 9 FOR 8), 'hex')::uuid;
+        v_id := coalesce(p_id, encode(int8send(((v_us / 1000) << 16) | 28672 | (v_us % 1000))
+                       || substring(uuid_send(gen_random_uuid()) FROM 9 FOR 8), 'hex')::uuid);
         IF p_idempotency_key IS NULL THEN
           INSERT INTO messages (id, workspace_id, channel_id, user_id, sender_key, type, content, attachment_url,
                                      attachment, parent_id, idempotency_key, created_at, channel_no, sender_no,

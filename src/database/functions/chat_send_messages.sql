@@ -8,7 +8,8 @@
 --
 -- Plain sends are stored set-based: one INSERT per table and one UPDATE per counter for all of them,
 -- instead of chat_send_message's eight statements per message (each paying its executor start-up). A
--- send is plain when it is a message.created alone (no thread, no mentions, not shadowed) whose sender
+-- send is plain when it is a message.created alone (no thread, no mentions, not shadowed, no id made
+-- before: a hooked send's) whose sender
 -- may send (the channel is there, the user a member, and for a user's own send the channel neither
 -- frozen nor in slow mode) and whose idempotency key is new. A channel's sends go this way only when
 -- all of its sends in the batch are plain, so they keep their order; the others go through
@@ -52,6 +53,7 @@ AS $function$
                    b.v->>'thread' IS NULL
                    AND coalesce(jsonb_array_length(b.v->'mentions'), 0) = 0
                    AND NOT coalesce((b.v->>'shadowed')::boolean, false)
+                   AND b.v->>'id' IS NULL
                    AND jsonb_array_length(b.v->'event_ids') = 1
                    AND b.v->'event_types'->>0 = 'message.created'
                    AND EXISTS (SELECT 1 FROM channels k WHERE k.id = b.ch AND k.workspace_id = b.ws
@@ -143,7 +145,8 @@ AS $function$
             (x->>'by_user')::boolean, (x->>'shadowed')::boolean,
             ARRAY(SELECT a.v::uuid FROM jsonb_array_elements_text(x->'event_ids') WITH ORDINALITY AS a(v, i) ORDER BY a.i),
             ARRAY(SELECT a.v FROM jsonb_array_elements_text(x->'event_types') WITH ORDINALITY AS a(v, i) ORDER BY a.i),
-            ARRAY(SELECT a.v FROM jsonb_array_elements(x->'payloads') WITH ORDINALITY AS a(v, i) ORDER BY a.i)) AS s;
+            ARRAY(SELECT a.v FROM jsonb_array_elements(x->'payloads') WITH ORDINALITY AS a(v, i) ORDER BY a.i),
+            (x->>'id')::uuid) AS s;
         END LOOP;
       END
       $function$;

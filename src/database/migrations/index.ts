@@ -33,6 +33,7 @@ import { DraftReferences1763691160000 } from './1763691160000-draft-references';
 import { ThreadUnreadCounts1763691170000 } from './1763691170000-thread-unread-counts';
 import { Reminders1763691180000 } from './1763691180000-reminders';
 import { ScheduledMessages1763691190000 } from './1763691190000-scheduled-messages';
+import { SendWithGivenId1763691200000 } from './1763691200000-send-with-given-id';
 
 /** Every migration, in order. Listed explicitly so the same array serves the app, the CLI and tests. */
 export const MIGRATIONS = [
@@ -71,4 +72,5 @@ export const MIGRATIONS = [
   ThreadUnreadCounts1763691170000,
   Reminders1763691180000,
   ScheduledMessages1763691190000,
+  SendWithGivenId1763691200000,
 ];

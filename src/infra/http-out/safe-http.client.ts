@@ -88,6 +88,24 @@ export class SafeHttpClient {
     return null;
   }
 
+  /**
+   * Why a target URL given by an integrator (a webhook's, the pre-send hook's) cannot be used, or null:
+   * not an absolute http(s) URL with a host, or refused by the address policy (resolveRefusal).
+   */
+  async targetProblem(raw: string): Promise<string | null> {
+    let url: URL;
+    try {
+      url = new URL(raw.trim());
+    } catch {
+      return 'must be an absolute http or https URL';
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      return `must use http or https, not ${url.protocol}`;
+    if (!url.hostname) return 'must name a host';
+    const refusal = await this.resolveRefusal(url);
+    return refusal ? `${refusal}; targets on private networks are not allowed on this server` : null;
+  }
+
   /** Resolves the host the way a delivery would and returns why it is refused, or null. DNS failures are not refusals. */
   async resolveRefusal(url: URL, timeoutMs = 3_000): Promise<string | null> {
     const early = this.staticRefusal(url);

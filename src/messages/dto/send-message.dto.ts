@@ -61,6 +61,9 @@ export class SendMessageDto {
   @IsRfc3339('scheduled_at')
   scheduled_at?: string;
 
+  /** Backend keys: call the workspace's pre-send hook for this send too (a user's own sends always do). */
+  @IsOptional() @IsBoolean() run_hooks?: boolean;
+
   /** Backend keys only (and required there): the user the backend sends as. */
   @IsOptional()
   @IsString()

@@ -11,10 +11,15 @@ import {
   MaxLength,
   Min,
   MinLength,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { IsOptionalNotNull } from '../../common/http/optional';
 import {
+  HOOK_ON_FAILURE,
+  HOOK_TIMEOUT_MAX_MS,
+  HOOK_TIMEOUT_MIN_MS,
+  type HookOnFailure,
   LARGE_CHANNEL_THRESHOLD_MAX,
   LARGE_CHANNEL_THRESHOLD_MIN,
   MODERATION_ACTIONS,
@@ -64,6 +69,18 @@ export class ModerationSettingsDto {
   @IsOptionalNotNull() @ValidateNested() @Type(() => AutoMuteSettingsDto) auto_mute?: AutoMuteSettingsDto;
 }
 
+/** CONTRACT §27: a partial hook; merged into the current one (`url` is required when there is none). */
+@ApiSchema({ name: 'PreSendHookSettingsPatch' })
+export class PreSendHookSettingsDto {
+  /** http(s), on an address the server may call (as webhook targets). */
+  @IsOptionalNotNull() @IsString() @MinLength(1) @MaxLength(2048) url?: string;
+  @IsOptionalNotNull() @IsBoolean() enabled?: boolean;
+  /** 100..5000; default 1500. */
+  @IsOptionalNotNull() @IsInt() @Min(HOOK_TIMEOUT_MIN_MS) @Max(HOOK_TIMEOUT_MAX_MS) timeout_ms?: number;
+  /** What a failed call (an error, a timeout, an answer that is not a verdict) does: allow (default) or reject. */
+  @IsOptionalNotNull() @IsIn(HOOK_ON_FAILURE) on_failure?: HookOnFailure;
+}
+
 /** A partial settings object; it is deep-merged into the current settings. */
 @ApiSchema({ name: 'WorkspaceSettingsPatch' })
 export class PatchWorkspaceSettingsDto {
@@ -79,6 +96,12 @@ export class PatchWorkspaceSettingsDto {
   @ValidateNested()
   @Type(() => ModerationSettingsDto)
   moderation?: ModerationSettingsDto;
+  /** CONTRACT §27: the pre-send hook (merged into the current one); null removes it. */
+  @ApiProperty({ type: PreSendHookSettingsDto, nullable: true, required: false })
+  @ValidateIf((_o: object, v: unknown) => v !== undefined && v !== null)
+  @ValidateNested()
+  @Type(() => PreSendHookSettingsDto)
+  pre_send_hook?: PreSendHookSettingsDto | null;
 }
 
 /** The effective settings of a workspace, as GET /v1/workspace and the settings PATCH answer them. */
@@ -108,6 +131,15 @@ export class ModerationSettingsViewDto {
   auto_mute!: AutoMuteSettingsViewDto;
 }
 
+@ApiSchema({ name: 'PreSendHookSettings' })
+export class PreSendHookSettingsViewDto {
+  url!: string;
+  enabled!: boolean;
+  timeout_ms!: number;
+  @ApiProperty({ enum: HOOK_ON_FAILURE })
+  on_failure!: HookOnFailure;
+}
+
 @ApiSchema({ name: 'WorkspaceSettings' })
 export class WorkspaceSettingsDto {
   read_receipts_enabled!: boolean;
@@ -115,4 +147,7 @@ export class WorkspaceSettingsDto {
   /** Channels with more members than this are large (CONTRACT §29); default 100. */
   large_channel_threshold!: number;
   moderation!: ModerationSettingsViewDto;
+  /** CONTRACT §27: the pre-send hook, or null. */
+  @ApiProperty({ type: PreSendHookSettingsViewDto, nullable: true })
+  pre_send_hook!: PreSendHookSettingsViewDto | null;
 }

@@ -19,7 +19,15 @@ import {
   type ErrorCode,
   type Message,
   type MyChannel,
+  type ScheduledMessageAnswer,
 } from './client/index.js';
+
+/** A send answers a message, or with `scheduled_at` (not used here) a scheduled message: narrowed once. */
+function sent(answer: Message | ScheduledMessageAnswer): Message {
+  if ('scheduled_message' in answer)
+    throw new Error('a send without scheduled_at answered a scheduled message');
+  return answer;
+}
 
 export interface FlowOptions {
   baseUrl: string;
@@ -91,12 +99,13 @@ export async function chatFlow(opts: FlowOptions): Promise<FlowResult> {
     throwOnError: true,
   });
 
-  const first = await sendMessage({
+  const firstSend = await sendMessage({
     client: ana,
     path: { id: channel.external_id },
     body: { content: 'Hello Bo', mentions: ['bo'], idempotency_key: 'hello-1' },
     throwOnError: true,
   });
+  const first = { ...firstSend, data: sent(firstSend.data) };
   // a retry of the same send (a lost answer, say) gets the original message back
   const replay = await sendMessage({
     client: ana,
@@ -143,7 +152,7 @@ export async function chatFlow(opts: FlowOptions): Promise<FlowResult> {
     firstSendStatus: first.response.status,
     replayStatus: replay.response.status,
     replayHeader: replay.response.headers.get('Idempotent-Replayed'),
-    replayedId: replay.data.id,
+    replayedId: sent(replay.data).id,
     history: page.messages,
     reacted,
     pinned,

@@ -60,6 +60,13 @@ export type CreatedWorkspace = {
     api_secret: string;
 };
 
+export type PreSendHookSettings = {
+    on_failure: 'allow' | 'reject';
+    url: string;
+    enabled: boolean;
+    timeout_ms: number;
+};
+
 export type FloodSettings = {
     max_repeats: number;
     window_seconds: number;
@@ -82,6 +89,10 @@ export type ModerationSettings = {
 };
 
 export type WorkspaceSettings = {
+    /**
+     * CONTRACT §27: the pre-send hook, or null.
+     */
+    pre_send_hook: PreSendHookSettings | null;
     read_receipts_enabled: boolean;
     system_messages_for_membership: boolean;
     /**
@@ -112,6 +123,22 @@ export type WorkspacePage = {
      * More items follow: pass `next_cursor` to get them.
      */
     has_more: boolean;
+};
+
+export type PreSendHookSettingsPatch = {
+    /**
+     * http(s), on an address the server may call (as webhook targets).
+     */
+    url?: string;
+    enabled?: boolean;
+    /**
+     * 100..5000; default 1500.
+     */
+    timeout_ms?: number;
+    /**
+     * What a failed call (an error, a timeout, an answer that is not a verdict) does: allow (default) or reject.
+     */
+    on_failure?: 'allow' | 'reject';
 };
 
 export type FloodSettingsPatch = {
@@ -145,6 +172,10 @@ export type ModerationSettingsPatch = {
 };
 
 export type WorkspaceSettingsPatch = {
+    /**
+     * CONTRACT §27: the pre-send hook (merged into the current one); null removes it.
+     */
+    pre_send_hook?: PreSendHookSettingsPatch | null;
     read_receipts_enabled?: boolean;
     system_messages_for_membership?: boolean;
     /**
@@ -695,6 +726,10 @@ export type SendMessageDto = {
      */
     idempotency_key?: string;
     /**
+     * Backend keys: call the workspace's pre-send hook for this send too (a user's own sends always do).
+     */
+    run_hooks?: boolean;
+    /**
      * Backend keys only (and required there): the user the backend sends as.
      */
     user_external_id?: string;
@@ -785,6 +820,10 @@ export type BackendSendMessageDto = {
      * Makes the send retryable: (sender, idempotency_key) is unique forever.
      */
     idempotency_key?: string;
+    /**
+     * Backend keys: call the workspace's pre-send hook for this send too (a user's own sends always do).
+     */
+    run_hooks?: boolean;
     /**
      * Backend keys only (and required there): the user the backend sends as.
      */
