@@ -1241,8 +1241,8 @@ class ChatApp {
               content: content.value,
               scheduled_at: new Date(at.value).toISOString(),
             })
-            .then((sm) => {
-              status.textContent = `Scheduled for ${shortTime(sm.scheduled_at)}`;
+            .then(({ scheduled_message: sm }) => {
+              status.textContent = sm ? `Scheduled for ${shortTime(sm.scheduled_at)}` : 'Sent already';
               content.value = '';
               return this.listScheduled(list);
             })

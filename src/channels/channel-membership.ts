@@ -53,6 +53,7 @@ export class ChannelMembership {
     const sent = await s.sendMessage(
       {
         id: null,
+        keepDraft: false,
         userId: null,
         senderKey: 'system',
         type: 'system',

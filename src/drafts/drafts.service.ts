@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { ChannelAccess } from '../channels/channel-access.service';
 import type { ChannelRow } from '../channels/channels.repository';
 import type { UserPrincipal } from '../common/auth/principal';
@@ -181,18 +181,33 @@ export class DraftsService {
   }
 
   private async remove(p: UserPrincipal, channel: ChannelRow, threadId: string | null): Promise<void> {
-    const params = scopeParams(p, channel.id, threadId);
-    const [gone] = await rows<{ n: number }>(
-      this.db.manager,
-      `WITH gone AS (DELETE FROM drafts d WHERE ${scopeSql(threadId)} RETURNING d.channel_id, d.thread_id),
-       ev AS (
-         INSERT INTO events (id, workspace_id, channel_id, seq, type, payload, audience)
-         SELECT chat_new_event_id(), $${params.length + 1}::uuid, NULL, NULL, 'draft.deleted',
-                jsonb_build_object('channel_id', g.channel_id, 'thread_id', g.thread_id), ARRAY[$1::uuid]
-           FROM gone g)
-       SELECT count(*)::int AS n FROM gone`,
-      [...params, p.workspaceId],
-    );
-    if (gone?.n) this.notifier.committed();
+    if (await deleteDraft(this.db.manager, p.workspaceId, p.userId, channel.id, threadId))
+      this.notifier.committed();
   }
+}
+
+/**
+ * Deletes a user's draft of a channel (or thread) with its `draft.deleted`, in the caller's transaction
+ * or as one statement; true when there was one (the caller tells the notifier after its commit).
+ */
+export async function deleteDraft(
+  m: EntityManager,
+  workspaceId: string,
+  userId: string,
+  channelId: string,
+  threadId: string | null,
+): Promise<boolean> {
+  const params = threadId ? [userId, channelId, threadId] : [userId, channelId];
+  const [gone] = await rows<{ n: number }>(
+    m,
+    `WITH gone AS (DELETE FROM drafts d WHERE ${scopeSql(threadId)} RETURNING d.channel_id, d.thread_id),
+     ev AS (
+       INSERT INTO events (id, workspace_id, channel_id, seq, type, payload, audience)
+       SELECT chat_new_event_id(), $${params.length + 1}::uuid, NULL, NULL, 'draft.deleted',
+              jsonb_build_object('channel_id', g.channel_id, 'thread_id', g.thread_id), ARRAY[$1::uuid]
+         FROM gone g)
+     SELECT count(*)::int AS n FROM gone`,
+    [...params, workspaceId],
+  );
+  return (gone?.n ?? 0) > 0;
 }

@@ -4,8 +4,11 @@ import type { MessageView, ScheduledMessageView } from '../contract/events';
 import type { SendMessageDto } from './dto/send-message.dto';
 
 export interface ScheduleResult {
-  scheduled_message: ScheduledMessageView;
-  /** An idempotency key named a scheduled message already: answer it with 200. */
+  /** Null when the idempotency key names a message already sent (`message`). */
+  scheduled_message: ScheduledMessageView | null;
+  /** The message the key names when it was sent already (a retry after the scheduled time). */
+  message?: MessageView;
+  /** The idempotency key named a scheduled or sent message already: answer it with 200. */
   replayed: boolean;
 }
 

@@ -43,7 +43,7 @@ function SendResponses() {
     ApiOkResponse({
       type: MessageDto,
       description:
-        'An idempotent replay: the original message (with `scheduled_at`: `{scheduled_message}`, the original scheduled message); no events fire',
+        'An idempotent replay: the original message (with `scheduled_at`: `{scheduled_message}`, the original scheduled message, or once it was sent `{scheduled_message: null, message}`); no events fire',
       headers: {
         'Idempotent-Replayed': { description: 'Always `true`', schema: { type: 'string', enum: ['true'] } },
       },
@@ -178,7 +178,9 @@ export class MessagesController {
 function scheduled(res: Response, result: ScheduleResult): ScheduledMessageAnswerDto {
   res.status(result.replayed ? 200 : 202);
   if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
-  return { scheduled_message: result.scheduled_message };
+  return result.message
+    ? { scheduled_message: result.scheduled_message, message: result.message }
+    : { scheduled_message: result.scheduled_message };
 }
 
 function answer(res: Response, result: SendResult): MessageDto {

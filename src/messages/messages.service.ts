@@ -366,6 +366,7 @@ export class MessagesService {
     }
     const message = {
       id: o.id,
+      keepDraft: scheduled !== undefined,
       userId: sender?.id ?? null,
       senderKey: sender?.id ?? 'system',
       type: draft.type,

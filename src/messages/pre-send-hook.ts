@@ -17,6 +17,8 @@ import type { PreSendHookSettings } from '../workspaces/workspace-settings';
 import { MAX_MENTIONS } from './dto/send-message.dto';
 
 export const HOOK_USER_AGENT = `chat-service-hooks/${SERVICE_VERSION}`;
+/** A rejection's reason as told to the sender (longer ones are cut). */
+const MAX_REASON = 500;
 /** How much of the hook's answer is read: a verdict is small. */
 const ANSWER_BYTES = 64 * 1024;
 
@@ -130,7 +132,7 @@ export class PreSendHook {
       return this.failed(hook);
     }
     if (verdict.action === 'reject') {
-      const reason = verdict.reason?.trim() || 'rejected';
+      const reason = verdict.reason?.trim().slice(0, MAX_REASON) || 'rejected';
       throw new AppError('MESSAGE_REJECTED', `The pre-send hook rejected the message: ${reason}`, [
         { field: 'pre_send_hook', message: reason },
       ]);

@@ -4,11 +4,11 @@ import type { WorkspacePrincipal } from '../common/auth/principal';
 import { AppError, httpStatusOf } from '../common/errors/app-error';
 import { newId } from '../common/ids';
 import { EventLogService } from '../events/event-log.service';
-import { rows } from '../infra/database/sql';
+import { exactTime, rows } from '../infra/database/sql';
 import { mentionsAsExternalIds } from '../drafts/drafts.service';
 import { SendMessageDto } from '../messages/dto/send-message.dto';
 import type { ScheduledSend } from '../messages/message-scheduling';
-import { MessagesService } from '../messages/messages.service';
+import { MessagesService, SendResult } from '../messages/messages.service';
 import { DueSource, Scheduler } from '../scheduler/scheduler.service';
 
 /**
@@ -17,6 +17,10 @@ import { DueSource, Scheduler } from '../scheduler/scheduler.service';
  * worker died) is claimed again, and a send deletes its row only while its own claim holds.
  */
 const CLAIM_SECONDS = 60;
+/** Sends in flight at once per pass (a hooked send may wait up to 5 s for its hook). */
+const IN_FLIGHT = 8;
+/** Firings that ended in an unexpected error before it is marked failed. */
+const MAX_ATTEMPTS = 5;
 
 interface DueRow {
   id: string;
@@ -25,6 +29,9 @@ interface DueRow {
   user_id: string;
   external_id: string;
   by_user: boolean;
+  run_hooks: boolean;
+  idempotency_key: string | null;
+  attempts: number;
   content: string;
   attachment_url: string | null;
   parent_id: string | null;
@@ -75,22 +82,38 @@ export class ScheduledFiring implements DueSource, OnModuleInit {
             AND (s.claimed_until IS NULL OR s.claimed_until < statement_timestamp())
           ORDER BY s.scheduled_at LIMIT $1 FOR UPDATE SKIP LOCKED)
        UPDATE scheduled_messages s
-          SET claim = $2, claimed_until = statement_timestamp() + make_interval(secs => ${CLAIM_SECONDS})
+          SET claim = $2, claimed_until = statement_timestamp() + make_interval(secs => ${CLAIM_SECONDS}),
+              attempts = s.attempts + 1
          FROM due, users u
         WHERE s.id = due.id AND u.id = s.user_id
-       RETURNING s.id, s.workspace_id, s.channel_id, s.user_id, u.external_id, s.by_user, s.content, s.attachment_url,
-                 s.parent_id, s.thread_id, s.show_in_channel, ${mentionsAsExternalIds('s.mention_ids')} AS mentions,
-                 s.metadata, s.scheduled_at AS scheduled_key`,
+       RETURNING s.id, s.workspace_id, s.channel_id, s.user_id, u.external_id, s.by_user, s.run_hooks,
+                 s.idempotency_key, s.attempts, s.content, s.attachment_url, s.parent_id, s.thread_id,
+                 s.show_in_channel, ${mentionsAsExternalIds('s.mention_ids')} AS mentions, s.metadata,
+                 ${exactTime('s.scheduled_at')} AS scheduled_key`,
       [limit, claim],
     );
-    due.sort(
-      (a, b) => String(a.scheduled_key).localeCompare(String(b.scheduled_key)) || a.id.localeCompare(b.id),
-    );
-    for (const row of due) await this.fire(row, claim);
+    due.sort((a, b) => a.scheduled_key.localeCompare(b.scheduled_key) || a.id.localeCompare(b.id));
+    // oldest first, a few at a time: a slow hook holds up only its own send
+    let next = 0;
+    const worker = async () => {
+      while (next < due.length) {
+        const row = due[next++]!;
+        await this.fire(row, claim).catch((e: unknown) =>
+          this.logger.warn(`scheduled message ${row.id}: ${String(e)}; tried again in ${CLAIM_SECONDS} s`),
+        );
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, due.length) }, worker));
     return due.length;
   }
 
   private async fire(row: DueRow, claim: string): Promise<void> {
+    if (row.attempts > MAX_ATTEMPTS)
+      return this.failed(
+        row,
+        claim,
+        new AppError('INTERNAL', `Could not be sent in ${MAX_ATTEMPTS} attempts`),
+      );
     const p: WorkspacePrincipal = row.by_user
       ? { kind: 'user', workspaceId: row.workspace_id, userId: row.user_id, externalId: row.external_id }
       : { kind: 'backend', workspaceId: row.workspace_id, apiKey: '' };
@@ -102,6 +125,8 @@ export class ScheduledFiring implements DueSource, OnModuleInit {
       show_in_channel: row.thread_id ? row.show_in_channel : undefined,
       mentions: row.mentions.length ? row.mentions : undefined,
       metadata: Object.keys(row.metadata).length ? row.metadata : undefined,
+      idempotency_key: row.idempotency_key ?? undefined,
+      run_hooks: row.run_hooks || undefined,
       user_external_id: row.by_user ? undefined : row.external_id,
     } satisfies SendMessageDto);
     const steps: ScheduledSend = {
@@ -122,13 +147,24 @@ export class ScheduledFiring implements DueSource, OnModuleInit {
         });
       },
     };
+    let result: SendResult;
     try {
-      await this.messages.send(p, row.channel_id, dto, false, 'scheduler', steps);
+      result = await this.messages.send(p, row.channel_id, dto, false, 'scheduler', steps);
     } catch (e) {
       if (e instanceof TakenBack) return; // changed or cancelled meanwhile: a changed one fires again
       if (e instanceof AppError && httpStatusOf(e.code) < 500) return this.failed(row, claim, e);
-      this.logger.warn(`scheduled message ${row.id}: ${String(e)}; tried again in ${CLAIM_SECONDS} s`);
+      throw e; // left claimed: tried again when the claim runs out
     }
+    // its idempotency key named a message already (a send with the same key): that one is its message
+    if (result.replayed)
+      await this.db
+        .transaction(async (m) => {
+          await steps.take(m);
+          await steps.sent(m, result.message);
+        })
+        .catch((e: unknown) => {
+          if (!(e instanceof TakenBack)) throw e;
+        });
   }
 
   /** Refused: listed as failed with the error (unless changed or cancelled meanwhile), `scheduled.failed` to its author. */

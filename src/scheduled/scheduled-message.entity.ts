@@ -53,6 +53,10 @@ export class ScheduledMessage {
   @Column('boolean', { name: 'by_user' })
   byUser!: boolean;
 
+  /** A backend's that asked for the pre-send hook (`run_hooks`). */
+  @Column('boolean', { name: 'run_hooks', default: false })
+  runHooks!: boolean;
+
   @Column('text')
   content!: string;
 
@@ -94,6 +98,10 @@ export class ScheduledMessage {
 
   @Column('timestamptz', { name: 'claimed_until', nullable: true })
   claimedUntil!: Date | null;
+
+  /** Firings that ended in an unexpected error (after 5 it is marked failed). */
+  @Column('integer', { default: 0 })
+  attempts!: number;
 
   @Column('timestamptz', { name: 'created_at' })
   createdAt!: Date;

@@ -9,7 +9,7 @@ import {
 } from '../common/auth/principal';
 import { ApiErrors, BAD_PAGE, NOT_A_MEMBER } from '../common/errors/api-errors';
 import { uuidParam } from '../common/http/uuid-param';
-import { ScheduledMessageAnswerDto } from '../messages/dto/scheduled-message.dto';
+import { ScheduledMessageChangedDto } from '../messages/dto/scheduled-message.dto';
 import { ExternalIdPipe } from '../users/external-id.pipe';
 import {
   ScheduledListQueryDto,
@@ -66,18 +66,19 @@ export class ScheduledMessagesController {
   @Patch('scheduled/:id')
   @Auth('any')
   @ApiOperation({ operationId: 'updateScheduledMessage', summary: 'Change a scheduled message' })
-  @ApiOkResponse({ type: ScheduledMessageAnswerDto })
+  @ApiOkResponse({ type: ScheduledMessageChangedDto })
   @ApiErrors({
     400: 'VALIDATION_ERROR: scheduled_at not 1 second to 30 days ahead, empty content without an attachment, an unknown mention, metadata over 4 KiB; a backend key without user_external_id',
     403: NOT_A_MEMBER,
     404: NO_SCHEDULED,
+    409: 'SCHEDULED_LIMIT: re-arming a failed one would make more than 100 pending',
     413: 'MESSAGE_TOO_LARGE: content over SERVICE_MAX_MESSAGE_SIZE_BYTES',
   })
   async update(
     @CurrentPrincipal() p: WorkspacePrincipal,
     @Param('id', SCHEDULED_ID) id: string,
     @Body() dto: UpdateScheduledMessageDto,
-  ): Promise<ScheduledMessageAnswerDto> {
+  ): Promise<ScheduledMessageChangedDto> {
     return { scheduled_message: await this.scheduled.update(p, id, dto) };
   }
 

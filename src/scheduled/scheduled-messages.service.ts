@@ -8,14 +8,19 @@ import { decodeTimeIdCursor, pageOf } from '../common/pagination';
 import { parseRfc3339 } from '../common/rfc3339';
 import type { ScheduledMessageView } from '../contract/events';
 import { rows } from '../infra/database/sql';
+import { deleteDraft } from '../drafts/drafts.service';
+import { CHANNEL_ORDER_LOCK_SEED } from '../events/channel-order';
+import { EventNotifier } from '../events/event-notifier';
+import { MessageViews } from '../messages/message-view.service';
 import type { SendMessageDto } from '../messages/dto/send-message.dto';
 import { MessageRules } from '../messages/message-rules';
 import { MessageScheduling, ScheduleResult } from '../messages/message-scheduling';
 import type { ScheduledListQueryDto, UpdateScheduledMessageDto } from './dto/scheduled.dto';
 import { COLUMNS, FROM, ScheduledRow, viewOf } from './scheduled-views';
 
-/** CONTRACT §25's bounds. */
-export const MAX_SCHEDULED_PER_USER = 100;
+/** CONTRACT §25's bound on pending ones; and one on all of a user's, failed ones included. */
+export const MAX_PENDING_PER_USER = 100;
+export const MAX_SCHEDULED_PER_USER = 1000;
 const MIN_AHEAD_MS = 1000;
 const MAX_AHEAD_MS = 30 * 24 * 3600 * 1000;
 /** The advisory lock a user's scheduling takes, so the per-user cap holds under concurrency. */
@@ -25,8 +30,8 @@ const SCHEDULED_CAP_LOCK_SEED = 2520;
  * Scheduled messages (CONTRACT §25): a user's send kept until `scheduled_at`, seen by nobody else until
  * then. Scheduling checks what can be checked ahead (the acting user, membership, the idempotent replay,
  * size, the content's references); the send at the due time (ScheduledFiring) checks everything again,
- * in §7's order. At most 100 per user, pending or failed (counted after the insert, under the user's
- * advisory lock). A change or a cancel takes the message back from a worker that holds it.
+ * in §7's order. At most 100 pending per user (and 1,000 in all), counted after the write under the
+ * user's advisory lock. A change or a cancel takes the message back from a worker that holds it.
  */
 @Injectable()
 export class ScheduledMessagesService extends MessageScheduling {
@@ -34,35 +39,56 @@ export class ScheduledMessagesService extends MessageScheduling {
     private readonly db: DataSource,
     private readonly writes: ChannelWrites,
     private readonly rules: MessageRules,
+    private readonly views: MessageViews,
+    private readonly notifier: EventNotifier,
   ) {
     super();
   }
 
-  /** POST /v1/channels/:id/messages and POST /v1/messages with `scheduled_at`: 202, a replay 200. */
+  /**
+   * POST /v1/channels/:id/messages and POST /v1/messages with `scheduled_at`: 202, a replay 200. In the
+   * send's order: the acting user and membership, the idempotent replay (a scheduled message with the
+   * key, or the message it became once sent: keys are one namespace with sends), then the time, size
+   * and references. The user's draft of the channel or thread goes with it (CONTRACT §24).
+   */
   async schedule(p: WorkspacePrincipal, channelRef: string, dto: SendMessageDto): Promise<ScheduleResult> {
-    const at = this.when(dto.scheduled_at!);
-    const ctx = await this.writes.read(p, channelRef, 'send', { userExternalId: dto.user_external_id });
+    const key = dto.idempotency_key ?? null;
+    const ctx = await this.writes.read(p, channelRef, 'send', {
+      userExternalId: dto.user_external_id,
+      idempotencyKey: key ?? undefined,
+    });
     if (ctx.role === undefined) throw new AppError('NOT_A_MEMBER');
     const userId = ctx.actor!.id;
-    const key = dto.idempotency_key ?? null;
-    const earlier = key ? await this.byKey(userId, key) : null;
-    if (earlier) return { scheduled_message: earlier, replayed: true };
+    if (key) {
+      const earlier = await this.byKey(userId, key);
+      if (earlier) return { scheduled_message: earlier, replayed: true };
+      if (ctx.replayId) {
+        const viewer = { workspaceId: p.workspaceId, userId: p.kind === 'user' ? userId : null };
+        const message = await this.views.renderOne(this.db.manager, viewer, ctx.replayId);
+        if (message) return { scheduled_message: null, message, replayed: true };
+      }
+    }
+    const at = this.when(dto.scheduled_at!);
     const content = dto.content ?? '';
     this.rules.checkSize(content);
     const draft = await this.rules.validate(p.workspaceId, ctx.channel, dto, content, false);
     const id = newId();
-    const inserted = await channelStill(() =>
+    const outcome = await channelStill(() =>
       this.db.transaction(async (m) => {
+        // the channel's order lock shared (a draft save takes it so: the draft's deletion is ordered
+        // with its saves), then the user's, under which the caps are counted
         await m.query(
-          `SELECT pg_advisory_xact_lock(hashtextextended($1::text, ${SCHEDULED_CAP_LOCK_SEED}))`,
-          [userId],
+          `SELECT pg_advisory_xact_lock_shared(hashtextextended($1::uuid::text, ${CHANNEL_ORDER_LOCK_SEED})),
+                  pg_advisory_xact_lock(hashtextextended($2::text, ${SCHEDULED_CAP_LOCK_SEED}))`,
+          [ctx.channel.id, userId],
         );
         const done = await rows<{ id: string }>(
           m,
-          `INSERT INTO scheduled_messages (id, workspace_id, channel_id, user_id, by_user, content, attachment_url,
-             parent_id, thread_id, show_in_channel, mention_ids, metadata, idempotency_key, scheduled_at,
-             created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::uuid[], $12::jsonb, $13, $14, clock_timestamp(), clock_timestamp())
+          `INSERT INTO scheduled_messages (id, workspace_id, channel_id, user_id, by_user, run_hooks, content,
+             attachment_url, parent_id, thread_id, show_in_channel, mention_ids, metadata, idempotency_key,
+             scheduled_at, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::uuid[], $13::jsonb, $14, $15,
+                   clock_timestamp(), clock_timestamp())
            ON CONFLICT ON CONSTRAINT scheduled_messages_replay DO NOTHING RETURNING id`,
           [
             id,
@@ -70,6 +96,7 @@ export class ScheduledMessagesService extends MessageScheduling {
             ctx.channel.id,
             userId,
             p.kind === 'user',
+            p.kind === 'backend' && dto.run_hooks === true,
             draft.content,
             draft.attachmentUrl,
             draft.parentId,
@@ -81,17 +108,14 @@ export class ScheduledMessagesService extends MessageScheduling {
             at,
           ],
         );
-        if (!done.length) return false; // a concurrent request with the same key stored it first
-        const [count] = await rows<{ n: number }>(
-          m,
-          `SELECT count(*)::int AS n FROM scheduled_messages WHERE user_id = $1`,
-          [userId],
-        );
-        if (count!.n > MAX_SCHEDULED_PER_USER) throw new AppError('SCHEDULED_LIMIT'); // rolls the insert back
-        return true;
+        if (!done.length) return 'raced' as const; // a concurrent request with the same key stored it first
+        await this.checkCaps(m, userId); // rolls the insert back
+        return (await deleteDraft(m, p.workspaceId, userId, ctx.channel.id, draft.threadId))
+          ? ('draft' as const)
+          : ('stored' as const);
       }),
     );
-    if (!inserted) {
+    if (outcome === 'raced') {
       const winner = await this.byKey(userId, key!);
       if (winner) return { scheduled_message: winner, replayed: true };
       // the other request's scheduled message was cancelled (or sent) at once: the key is free again
@@ -102,21 +126,25 @@ export class ScheduledMessagesService extends MessageScheduling {
         1,
       );
     }
+    if (outcome === 'draft') this.notifier.committed();
     return { scheduled_message: await this.one(this.db.manager, userId, id), replayed: false };
   }
 
-  /** PATCH /v1/scheduled/:id: the merged message is checked as the send is; a new time re-arms a failed one. */
+  /**
+   * PATCH /v1/scheduled/:id: the merged message is checked as the send is; a new time re-arms a failed
+   * one (counted against the pending cap). Changed through a user's token it becomes theirs to send.
+   */
   async update(
     p: WorkspacePrincipal,
     id: string,
     dto: UpdateScheduledMessageDto,
   ): Promise<ScheduledMessageView> {
-    const at = dto.scheduled_at !== undefined ? this.when(dto.scheduled_at) : null;
     const current = await this.own(p, id, dto.user_external_id);
     const ctx = await this.writes.read(p, current.channel_id, 'send', {
       userExternalId: dto.user_external_id,
     });
     if (ctx.role === undefined) throw new AppError('NOT_A_MEMBER');
+    const at = dto.scheduled_at !== undefined ? this.when(dto.scheduled_at) : null;
     const content = dto.content ?? current.content;
     this.rules.checkSize(content);
     const merged: SendMessageDto = {
@@ -132,27 +160,48 @@ export class ScheduledMessagesService extends MessageScheduling {
     };
     const draft = await this.rules.validate(p.workspaceId, ctx.channel, merged, content, false);
     // the claim goes: a worker firing the old version finds it taken back and sends nothing
-    const updated = await rows<{ id: string }>(
-      this.db.manager,
-      `UPDATE scheduled_messages s
-          SET content = $3, attachment_url = $4, mention_ids = $5::uuid[], metadata = COALESCE($6::jsonb, s.metadata),
-              scheduled_at = COALESCE($7::timestamptz, s.scheduled_at),
-              status = CASE WHEN $7::timestamptz IS NULL THEN s.status ELSE 'pending' END,
-              error = CASE WHEN $7::timestamptz IS NULL THEN s.error END,
-              claim = NULL, claimed_until = NULL, updated_at = clock_timestamp()
-        WHERE s.id = $1 AND s.user_id = $2 RETURNING s.id`,
-      [
-        id,
+    const updated = await this.db.transaction(async (m) => {
+      await m.query(`SELECT pg_advisory_xact_lock(hashtextextended($1::text, ${SCHEDULED_CAP_LOCK_SEED}))`, [
         current.user_id,
-        draft.content,
-        draft.attachmentUrl,
-        draft.mentions.map((x) => x.user_id),
-        dto.metadata === undefined ? null : JSON.stringify(dto.metadata),
-        at,
-      ],
-    );
-    if (!updated.length) throw AppError.notFound('Scheduled message'); // sent or cancelled meanwhile
+      ]);
+      const changed = await rows<{ id: string }>(
+        m,
+        `UPDATE scheduled_messages s
+            SET content = $3, attachment_url = $4, mention_ids = $5::uuid[], metadata = COALESCE($6::jsonb, s.metadata),
+                scheduled_at = COALESCE($7::timestamptz, s.scheduled_at),
+                status = CASE WHEN $7::timestamptz IS NULL THEN s.status ELSE 'pending' END,
+                error = CASE WHEN $7::timestamptz IS NULL THEN s.error END,
+                by_user = s.by_user OR $8, claim = NULL, claimed_until = NULL, attempts = 0,
+                updated_at = clock_timestamp()
+          WHERE s.id = $1 AND s.user_id = $2 RETURNING s.id`,
+        [
+          id,
+          current.user_id,
+          draft.content,
+          draft.attachmentUrl,
+          draft.mentions.map((x) => x.user_id),
+          dto.metadata === undefined ? null : JSON.stringify(dto.metadata),
+          at,
+          p.kind === 'user',
+        ],
+      );
+      if (changed.length && at !== null) await this.checkCaps(m, current.user_id);
+      return changed.length > 0;
+    });
+    if (!updated) throw AppError.notFound('Scheduled message'); // sent or cancelled meanwhile
     return this.one(this.db.manager, current.user_id, id);
+  }
+
+  /** 409 SCHEDULED_LIMIT over 100 pending, or 1,000 in all (failed ones stay until changed or cancelled). */
+  private async checkCaps(m: EntityManager, userId: string): Promise<void> {
+    const [count] = await rows<{ pending: number; total: number }>(
+      m,
+      `SELECT count(*) FILTER (WHERE status = 'pending')::int AS pending, count(*)::int AS total
+         FROM scheduled_messages WHERE user_id = $1`,
+      [userId],
+    );
+    if (count!.pending > MAX_PENDING_PER_USER || count!.total > MAX_SCHEDULED_PER_USER)
+      throw new AppError('SCHEDULED_LIMIT');
   }
 
   /** DELETE /v1/scheduled/:id. */

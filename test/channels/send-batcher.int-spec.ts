@@ -78,6 +78,7 @@ describe('send batches (PostgreSQL)', () => {
     channelId,
     msg: {
       id: null,
+      keepDraft: false,
       userId: ana.id,
       senderKey: ana.id,
       type: 'text',
@@ -164,6 +165,7 @@ describe('send batches (PostgreSQL)', () => {
     channelId,
     msg: {
       id: null,
+      keepDraft: false,
       userId: user?.id ?? null,
       senderKey: user?.id ?? 'system',
       type: user ? 'text' : 'system',

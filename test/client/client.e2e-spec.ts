@@ -163,8 +163,10 @@ describe('@chat-service/client', () => {
     const a = track(recordedClient(t, ws, ana));
     await a.client.connect();
     const far = new Date(Date.now() + 3600_000).toISOString();
-    const s1 = await a.client.scheduleMessage('team', { content: 'first draft', scheduled_at: far });
-    const s2 = await a.client.scheduleMessage('team', { content: 'never', scheduled_at: far });
+    const s1 = (await a.client.scheduleMessage('team', { content: 'first draft', scheduled_at: far }))
+      .scheduled_message!;
+    const s2 = (await a.client.scheduleMessage('team', { content: 'never', scheduled_at: far }))
+      .scheduled_message!;
     expect([s1.status, s1.scheduled_at, s1.content]).toEqual(['pending', far, 'first draft']);
     const soon = new Date(Date.now() + 1500).toISOString();
     const changed = await a.client.updateScheduledMessage(s1.id, { content: 'final', scheduled_at: soon });

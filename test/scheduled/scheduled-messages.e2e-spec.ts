@@ -288,6 +288,60 @@ describe('scheduled messages', () => {
     ]);
   });
 
+  it('takes the draft it was written in when scheduled, and leaves the draft written since when it is sent', async () => {
+    const socket = await connectSocket(t.baseUrl, bo.token);
+    expect(
+      (await bo.api.put(`/v1/channels/${ch.id}/draft`, { content: 'see you at 9' })).status,
+    ).toBeLessThan(300);
+    const s = await schedule(bo, { content: 'see you at 9', scheduled_at: ahead(1500) });
+    await socket.waitFor('draft.deleted', (e) => e.data.channel_id === ch.id);
+    expect((await bo.api.get(`/v1/channels/${ch.id}/draft`)).status).toBe(404);
+    expect(
+      (await bo.api.put(`/v1/channels/${ch.id}/draft`, { content: 'something new' })).status,
+    ).toBeLessThan(300);
+    await socket.waitFor('scheduled.sent', (e) => e.data.scheduled_message_id === s.id, 10_000);
+    expect((await bo.api.get(`/v1/channels/${ch.id}/draft`)).body.content).toBe('something new');
+    expect(socket.events.filter((e) => e.name === 'draft.deleted')).toHaveLength(1);
+  });
+
+  it('keys are one namespace with sends: a retry after it was sent answers the message, and a send with a pending key is what it becomes', async () => {
+    const body = { content: 'once only', scheduled_at: ahead(1200), idempotency_key: 'k-sched' };
+    const first = await bo.api.post(`/v1/channels/${ch.id}/messages`, body);
+    expect(first.status).toBe(202);
+    const socket = await connectSocket(t.baseUrl, bo.token);
+    const sent = await socket.waitFor(
+      'scheduled.sent',
+      (e) => e.data.scheduled_message_id === first.body.scheduled_message.id,
+      10_000,
+    );
+    const retry = await bo.api.post(`/v1/channels/${ch.id}/messages`, { ...body, scheduled_at: ahead(60e3) });
+    expect([retry.status, retry.body.scheduled_message, retry.body.message?.id]).toEqual([
+      200,
+      null,
+      sent.data.message.id,
+    ]);
+    expect((await list(bo)).scheduled_messages).toEqual([]);
+
+    // a pending one whose key a send takes first: at its time it is that message, not a second one
+    const pending = await schedule(bo, {
+      content: 'later',
+      scheduled_at: ahead(1200),
+      idempotency_key: 'k2',
+    });
+    const now = await bo.api.post(`/v1/channels/${ch.id}/messages`, {
+      content: 'now',
+      idempotency_key: 'k2',
+    });
+    expect(now.status).toBe(201);
+    const became = await socket.waitFor(
+      'scheduled.sent',
+      (e) => e.data.scheduled_message_id === pending.id,
+      10_000,
+    );
+    expect(became.data.message.id).toBe(now.body.id);
+    expect((await history(ws)).map((m) => m.content).sort()).toEqual(['now', 'once only']);
+  });
+
   it('the backend schedules as a user, lists, changes and cancels for them; at most 100 per user', async () => {
     const res = await ws.api.post('/v1/messages', {
       channel_id: ch.external_id,

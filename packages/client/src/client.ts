@@ -47,6 +47,7 @@ import type {
   ReminderList,
   ScheduledMessage,
   ScheduledMessageAnswer,
+  ScheduledMessageChanged,
   ScheduledMessageList,
   UpdateScheduledMessageDto,
   UpdateReminderDto,
@@ -453,15 +454,16 @@ export class ChatClient {
   /**
    * Sends a message later: kept until `scheduled_at` (1 s to 30 days ahead), seen by nobody else until
    * then, then sent as a normal send (`scheduled.sent`, or `scheduled.failed` if refused then). Retried
-   * like sendMessage, with the same idempotency key.
+   * like sendMessage, with the same idempotency key: a retry that arrives after the message was sent
+   * answers `{scheduled_message: null, message}`.
    */
   async scheduleMessage(
     channelId: string,
     input: ScheduleMessageInput,
     opts: SendOptions = {},
-  ): Promise<ScheduledMessage> {
+  ): Promise<ScheduledMessageAnswer> {
     const body: SendMessageDto = { ...input, idempotency_key: input.idempotency_key ?? randomId() };
-    const answer = await this.retrying(
+    return this.retrying(
       () =>
         this.rest.json<ScheduledMessageAnswer>('POST', `/v1/channels/${seg(channelId)}/messages`, {
           body,
@@ -469,7 +471,6 @@ export class ChatClient {
         }),
       opts,
     );
-    return answer.scheduled_message;
   }
 
   /** The caller's scheduled messages (pending and failed), soonest first; `channel` narrows to one channel. */
@@ -479,7 +480,7 @@ export class ChatClient {
 
   /** Change a scheduled message before it is sent; a new `scheduled_at` re-arms a failed one. */
   async updateScheduledMessage(id: string, body: UpdateScheduledMessageDto): Promise<ScheduledMessage> {
-    const answer = await this.rest.json<ScheduledMessageAnswer>('PATCH', `/v1/scheduled/${seg(id)}`, {
+    const answer = await this.rest.json<ScheduledMessageChanged>('PATCH', `/v1/scheduled/${seg(id)}`, {
       body,
     });
     return answer.scheduled_message;

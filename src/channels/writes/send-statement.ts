@@ -9,6 +9,8 @@ import { prepared } from '../../infra/database/prepared';
 export interface OutgoingMessage {
   /** The id it gets when one was made before (the pre-send hook was told it, CONTRACT §27); else null. */
   id: string | null;
+  /** Leave the sender's draft (a scheduled message took it when it was scheduled, CONTRACT §24). */
+  keepDraft: boolean;
   userId: string | null;
   senderKey: string;
   type: string;
@@ -141,7 +143,7 @@ export async function sendMessage(m: EntityManager, r: SendRequest): Promise<Sen
   const { msg, events } = r;
   const found = await prepared<OutcomeRow>(
     m,
-    `SELECT * FROM chat_send_message($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
+    `SELECT * FROM chat_send_message($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
     [
       r.channelId,
       r.workspaceId,
@@ -163,6 +165,7 @@ export async function sendMessage(m: EntityManager, r: SendRequest): Promise<Sen
       events.map((e) => e.type),
       events.map((e) => JSON.stringify(e.payload)),
       msg.id,
+      msg.keepDraft,
     ],
   );
   if (!found[0]) throw new Error('chat_send_message answered nothing');
@@ -187,6 +190,7 @@ export async function sendMessages(m: EntityManager, batch: SendRequest[]): Prom
         channel: channelId,
         workspace: workspaceId,
         id: msg.id,
+        keep_draft: msg.keepDraft,
         user: msg.userId,
         sender_key: msg.senderKey,
         type: msg.type,

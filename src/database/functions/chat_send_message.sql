@@ -1,7 +1,7 @@
 -- Sends one message under its channel's lock: checks, seq, counters, thread, mentions, the sender's draft
 -- and events in one
 -- call (src/channels/channel-writes.ts). Its lock key is the one src/events/channel-order.ts takes.
-CREATE OR REPLACE FUNCTION chat_send_message(p_channel uuid, p_workspace uuid, p_user uuid, p_sender_key text, p_type text, p_content text, p_attachment_url text, p_attachment jsonb, p_parent uuid, p_idempotency_key text, p_mentions uuid[], p_thread uuid, p_show_in_channel boolean, p_metadata jsonb, p_by_user boolean, p_shadowed boolean, p_event_ids uuid[], p_event_types text[], p_payloads jsonb[], p_id uuid)
+CREATE OR REPLACE FUNCTION chat_send_message(p_channel uuid, p_workspace uuid, p_user uuid, p_sender_key text, p_type text, p_content text, p_attachment_url text, p_attachment jsonb, p_parent uuid, p_idempotency_key text, p_mentions uuid[], p_thread uuid, p_show_in_channel boolean, p_metadata jsonb, p_by_user boolean, p_shadowed boolean, p_event_ids uuid[], p_event_types text[], p_payloads jsonb[], p_id uuid, p_keep_draft boolean)
  RETURNS TABLE(outcome text, message_id uuid, created_at text, first_seq bigint, retry_after_ms bigint)
  LANGUAGE plpgsql
 AS $function$
@@ -180,8 +180,9 @@ AS $function$
           ON CONFLICT DO NOTHING;
         END IF;
 
-        -- CONTRACT §24: the sender's draft of this channel or thread goes with the send (draft.deleted to them)
-        IF p_user IS NOT NULL THEN
+        -- CONTRACT §24: the sender's draft of this channel or thread goes with the send (draft.deleted to them);
+        -- a scheduled message took it when it was scheduled (p_keep_draft: the draft now is a new one)
+        IF p_user IS NOT NULL AND NOT coalesce(p_keep_draft, false) THEN
           IF p_thread IS NULL THEN
             DELETE FROM drafts d WHERE d.user_id = p_user AND d.channel_id = p_channel AND d.thread_id IS NULL;
           ELSE

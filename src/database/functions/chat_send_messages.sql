@@ -53,7 +53,7 @@ AS $function$
                    b.v->>'thread' IS NULL
                    AND coalesce(jsonb_array_length(b.v->'mentions'), 0) = 0
                    AND NOT coalesce((b.v->>'shadowed')::boolean, false)
-                   AND b.v->>'id' IS NULL
+                   AND b.v->>'id' IS NULL AND NOT coalesce((b.v->>'keep_draft')::boolean, false)
                    AND jsonb_array_length(b.v->'event_ids') = 1
                    AND b.v->'event_types'->>0 = 'message.created'
                    AND EXISTS (SELECT 1 FROM channels k WHERE k.id = b.ch AND k.workspace_id = b.ws
@@ -146,7 +146,7 @@ AS $function$
             ARRAY(SELECT a.v::uuid FROM jsonb_array_elements_text(x->'event_ids') WITH ORDINALITY AS a(v, i) ORDER BY a.i),
             ARRAY(SELECT a.v FROM jsonb_array_elements_text(x->'event_types') WITH ORDINALITY AS a(v, i) ORDER BY a.i),
             ARRAY(SELECT a.v FROM jsonb_array_elements(x->'payloads') WITH ORDINALITY AS a(v, i) ORDER BY a.i),
-            (x->>'id')::uuid) AS s;
+            (x->>'id')::uuid, (x->>'keep_draft')::boolean) AS s;
         END LOOP;
       END
       $function$;

@@ -6,6 +6,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   channel does not: its firing is refused then (NOT_A_MEMBER) and it stays listed as failed.
  * - `status` is `pending` (to fire) or `failed` (refused when it fired, `error` says why); a sent one is
  *   deleted in the send's transaction.
+ * - `by_user`: scheduled (or last changed) through the user's own token, sent as theirs then; `run_hooks`:
+ *   a backend's that asked for the pre-send hook. `attempts`: firings that ended in an unexpected error.
  * - A firing worker holds it by `claim` until `claimed_until` (the send runs outside the claim's
  *   transaction: it may call the pre-send hook); the send deletes the row only while its claim holds,
  *   so it is sent once even when a claim runs out.
@@ -23,6 +25,7 @@ export class ScheduledMessages1763691190000 implements MigrationInterface {
         channel_id uuid NOT NULL REFERENCES channels(id) ON DELETE CASCADE,
         user_id uuid NOT NULL REFERENCES users(id) ON DELETE CASCADE,
         by_user boolean NOT NULL,
+        run_hooks boolean NOT NULL DEFAULT false,
         content text NOT NULL,
         attachment_url text,
         parent_id uuid,
@@ -36,6 +39,7 @@ export class ScheduledMessages1763691190000 implements MigrationInterface {
         error jsonb,
         claim uuid,
         claimed_until timestamptz,
+        attempts integer NOT NULL DEFAULT 0,
         created_at timestamptz NOT NULL,
         updated_at timestamptz NOT NULL,
         CONSTRAINT scheduled_messages_status CHECK (status IN ('pending', 'failed')),

@@ -1,7 +1,8 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * chat_send_message takes `p_id`, the id a pre-send hook was told (CONTRACT §27), as a 20th parameter
+ * chat_send_message takes `p_id`, the id a pre-send hook was told (CONTRACT §27), and `p_keep_draft`
+ * (a scheduled message's send leaves the sender's draft, CONTRACT §24) as its 20th and 21st parameters
  * (src/database/functions/chat_send_message.sql makes the new one after the migrations): the old
  * overload goes, so no call is ambiguous.
  */

@@ -1,4 +1,5 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { MessageDto } from './message.dto';
 
 /** Why a scheduled message's firing was refused: the error the send would have answered. */
 @ApiSchema({ name: 'ScheduledMessageError' })
@@ -34,5 +35,17 @@ export class ScheduledMessageDto {
 
 @ApiSchema({ name: 'ScheduledMessageAnswer' })
 export class ScheduledMessageAnswerDto {
+  /**
+   * The scheduled message; null only in a replay (200) whose idempotency key names a message already
+   * sent, which is then in `message`.
+   */
+  @ApiProperty({ type: ScheduledMessageDto, nullable: true }) scheduled_message!: ScheduledMessageDto | null;
+  /** Only in a replay after the scheduled message was sent: the message it became. */
+  @ApiPropertyOptional({ type: MessageDto }) message?: MessageDto;
+}
+
+/** PATCH /v1/scheduled/:id's answer. */
+@ApiSchema({ name: 'ScheduledMessageChanged' })
+export class ScheduledMessageChangedDto {
   @ApiProperty({ type: ScheduledMessageDto }) scheduled_message!: ScheduledMessageDto;
 }

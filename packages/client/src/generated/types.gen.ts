@@ -776,7 +776,15 @@ export type ScheduledMessage = {
 };
 
 export type ScheduledMessageAnswer = {
-    scheduled_message: ScheduledMessage;
+    /**
+     * The scheduled message; null only in a replay (200) whose idempotency key names a message already
+     * sent, which is then in `message`.
+     */
+    scheduled_message: ScheduledMessage | null;
+    /**
+     * Only in a replay after the scheduled message was sent: the message it became.
+     */
+    message?: Message;
 };
 
 export type BackendSendMessageDto = {
@@ -1471,6 +1479,10 @@ export type UpdateScheduledMessageDto = {
      * Backend keys name the user they act for.
      */
     user_external_id?: string;
+};
+
+export type ScheduledMessageChanged = {
+    scheduled_message: ScheduledMessage;
 };
 
 export type AuditEntry = {
@@ -3612,7 +3624,7 @@ export type SendMessageError = SendMessageErrors[keyof SendMessageErrors];
 
 export type SendMessageResponses = {
     /**
-     * An idempotent replay: the original message (with `scheduled_at`: `{scheduled_message}`, the original scheduled message); no events fire
+     * An idempotent replay: the original message (with `scheduled_at`: `{scheduled_message}`, the original scheduled message, or once it was sent `{scheduled_message: null, message}`); no events fire
      */
     200: Message;
     /**
@@ -3687,7 +3699,7 @@ export type SendBackendMessageError = SendBackendMessageErrors[keyof SendBackend
 
 export type SendBackendMessageResponses = {
     /**
-     * An idempotent replay: the original message (with `scheduled_at`: `{scheduled_message}`, the original scheduled message); no events fire
+     * An idempotent replay: the original message (with `scheduled_at`: `{scheduled_message}`, the original scheduled message, or once it was sent `{scheduled_message: null, message}`); no events fire
      */
     200: Message;
     /**
@@ -6415,6 +6427,10 @@ export type UpdateScheduledMessageErrors = {
      */
     404: Error;
     /**
+     * SCHEDULED_LIMIT: re-arming a failed one would make more than 100 pending
+     */
+    409: Error;
+    /**
      * MESSAGE_TOO_LARGE: content over SERVICE_MAX_MESSAGE_SIZE_BYTES
      */
     413: Error;
@@ -6435,7 +6451,7 @@ export type UpdateScheduledMessageErrors = {
 export type UpdateScheduledMessageError = UpdateScheduledMessageErrors[keyof UpdateScheduledMessageErrors];
 
 export type UpdateScheduledMessageResponses = {
-    200: ScheduledMessageAnswer;
+    200: ScheduledMessageChanged;
 };
 
 export type UpdateScheduledMessageResponse = UpdateScheduledMessageResponses[keyof UpdateScheduledMessageResponses];
