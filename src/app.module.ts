@@ -44,6 +44,8 @@ import { ReminderFiringModule } from './reminders/reminder-firing.module';
 import { SchedulerModule } from './scheduler/scheduler.module';
 import { ScheduledMessagesModule } from './scheduled/scheduled-messages.module';
 import { ScheduledFiringModule } from './scheduled/scheduled-firing.module';
+import { PreviewsModule } from './previews/previews.module';
+import { PreviewFetchModule } from './previews/preview-fetch.module';
 import { BansModule } from './bans/bans.module';
 import { FlagsModule } from './flags/flags.module';
 import { ExportBuildModule } from './exports/export-build.module';
@@ -80,6 +82,7 @@ export class AppModule {
             ThreadsModule,
             RemindersModule,
             ScheduledMessagesModule,
+            PreviewsModule,
             ModerationModule,
             BansModule,
             FlagsModule,
@@ -112,6 +115,7 @@ export class AppModule {
         SchedulerModule, // due reminders, scheduled messages (started unless SERVICE_ROLE=api)
         ReminderFiringModule,
         ScheduledFiringModule,
+        PreviewFetchModule,
         ModerationEngineModule, // the moderation rules of every send (a worker sends scheduled messages)
         ...api,
       ],

@@ -6,6 +6,7 @@ import { Channel } from '../channels/channel.entity';
 import { Draft } from '../drafts/draft.entity';
 import { Reminder } from '../reminders/reminder.entity';
 import { ScheduledMessage } from '../scheduled/scheduled-message.entity';
+import { LinkPreview } from '../previews/link-preview.entity';
 import { UserErasure } from '../erasure/user-erasure.entity';
 import { EventLogEntry } from '../events/event-log-entry.entity';
 import { EventRelayCursor } from '../events/event-relay-cursor.entity';
@@ -69,6 +70,7 @@ export const ENTITIES = [
   Draft,
   Reminder,
   ScheduledMessage,
+  LinkPreview,
   ThreadRead,
   MessageThreadGap,
 ];

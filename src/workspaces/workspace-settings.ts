@@ -41,6 +41,8 @@ export interface WorkspaceSettings {
     flood: { max_repeats: number; window_seconds: number };
     auto_mute: { enabled: boolean; violations: number; window_seconds: number; duration_seconds: number };
   };
+  /** CONTRACT §26: link previews (POST /v1/previews); true by default. */
+  link_previews_enabled: boolean;
   /** CONTRACT §27: called for every user send when set and enabled; null by default. */
   pre_send_hook: PreSendHookSettings | null;
 }
@@ -58,6 +60,7 @@ export function defaultSettings(): WorkspaceSettings {
       flood: { max_repeats: 3, window_seconds: 30 },
       auto_mute: { enabled: false, violations: 3, window_seconds: 3600, duration_seconds: 900 },
     },
+    link_previews_enabled: true,
     pre_send_hook: null,
   };
 }

@@ -43,6 +43,7 @@ import type {
   ListMyDraftsData,
   ListMyRemindersData,
   ListMyScheduledMessagesData,
+  LinkPreview,
   Reminder,
   ReminderList,
   ScheduledMessage,
@@ -489,6 +490,11 @@ export class ChatClient {
   /** Cancel a scheduled message: it is never sent. */
   async cancelScheduledMessage(id: string): Promise<void> {
     await this.rest.request('DELETE', `/v1/scheduled/${seg(id)}`);
+  }
+
+  /** The preview of a page (title, description, image, site name), fetched now or from the cache. */
+  previewLink(url: string): Promise<LinkPreview> {
+    return this.rest.json('POST', '/v1/previews', { body: { url } });
   }
 
   editMessage(messageId: string, body: EditMessageDto): Promise<Message> {

@@ -21,6 +21,7 @@ export type ErrorCode =
   | 'EDIT_WINDOW_EXPIRED'
   | 'UNSEND_WINDOW_EXPIRED'
   | 'MESSAGE_REJECTED'
+  | 'PREVIEW_UNAVAILABLE'
   | 'MESSAGE_DELETED'
   | 'RATE_LIMITED'
   | 'SLOW_MODE'
@@ -54,6 +55,7 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   EDIT_WINDOW_EXPIRED: 'The edit window has expired',
   UNSEND_WINDOW_EXPIRED: 'The unsend window has expired',
   MESSAGE_REJECTED: 'The message was rejected by moderation',
+  PREVIEW_UNAVAILABLE: 'No preview could be made of that URL',
   MESSAGE_DELETED: 'The message has been deleted',
   RATE_LIMITED: 'Too many requests',
   SLOW_MODE: 'Slow mode is on in this channel; wait before sending again',
@@ -115,6 +117,7 @@ export function httpStatusOf(code: ErrorCode): number {
     case 'EDIT_WINDOW_EXPIRED':
     case 'UNSEND_WINDOW_EXPIRED':
     case 'MESSAGE_REJECTED':
+    case 'PREVIEW_UNAVAILABLE':
     case 'MESSAGE_DELETED':
       return 422;
     case 'RATE_LIMITED':

@@ -28,6 +28,7 @@ export const API_TAGS: Record<string, string> = {
     "A user's reminders about messages: saved for later, or fired once at their time (socket event, push, webhook).",
   'scheduled-messages':
     "A user's messages sent later: kept until their time, seen by nobody else until then, then sent as normal sends.",
+  previews: "Link previews: a page's title, description, image and site name, fetched safely and cached.",
   search: 'Full-text search of messages.',
   sync: 'Catching up after a disconnect: events since a cursor.',
   attachments: 'Presigned uploads and the files they store.',

@@ -34,6 +34,7 @@ import { ThreadUnreadCounts1763691170000 } from './1763691170000-thread-unread-c
 import { Reminders1763691180000 } from './1763691180000-reminders';
 import { ScheduledMessages1763691190000 } from './1763691190000-scheduled-messages';
 import { SendWithGivenId1763691200000 } from './1763691200000-send-with-given-id';
+import { LinkPreviews1763691210000 } from './1763691210000-link-previews';
 
 /** Every migration, in order. Listed explicitly so the same array serves the app, the CLI and tests. */
 export const MIGRATIONS = [
@@ -73,4 +74,5 @@ export const MIGRATIONS = [
   Reminders1763691180000,
   ScheduledMessages1763691190000,
   SendWithGivenId1763691200000,
+  LinkPreviews1763691210000,
 ];

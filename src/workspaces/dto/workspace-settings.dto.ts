@@ -96,6 +96,8 @@ export class PatchWorkspaceSettingsDto {
   @ValidateNested()
   @Type(() => ModerationSettingsDto)
   moderation?: ModerationSettingsDto;
+  /** CONTRACT §26: link previews (default true). */
+  @IsOptionalNotNull() @IsBoolean() link_previews_enabled?: boolean;
   /** CONTRACT §27: the pre-send hook (merged into the current one); null removes it. */
   @ApiProperty({ type: PreSendHookSettingsDto, nullable: true, required: false })
   @ValidateIf((_o: object, v: unknown) => v !== undefined && v !== null)
@@ -147,6 +149,8 @@ export class WorkspaceSettingsDto {
   /** Channels with more members than this are large (CONTRACT §29); default 100. */
   large_channel_threshold!: number;
   moderation!: ModerationSettingsViewDto;
+  /** CONTRACT §26: link previews (default true). */
+  link_previews_enabled!: boolean;
   /** CONTRACT §27: the pre-send hook, or null. */
   @ApiProperty({ type: PreSendHookSettingsViewDto, nullable: true })
   pre_send_hook!: PreSendHookSettingsViewDto | null;

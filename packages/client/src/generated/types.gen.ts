@@ -18,7 +18,7 @@ export type Readiness = {
     checks: ReadinessChecks;
 };
 
-export type ErrorCode = 'VALIDATION_ERROR' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_A_MEMBER' | 'NOT_AUTHOR' | 'MUTED' | 'BANNED' | 'CHANNEL_FROZEN' | 'NOT_FOUND' | 'LAST_ADMIN' | 'PIN_LIMIT' | 'REMINDER_EXISTS' | 'REMINDER_LIMIT' | 'SCHEDULED_LIMIT' | 'MESSAGE_TOO_LARGE' | 'ATTACHMENT_TOO_LARGE' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'EDIT_WINDOW_EXPIRED' | 'UNSEND_WINDOW_EXPIRED' | 'MESSAGE_REJECTED' | 'MESSAGE_DELETED' | 'RATE_LIMITED' | 'SLOW_MODE' | 'INTERNAL' | 'UNAVAILABLE';
+export type ErrorCode = 'VALIDATION_ERROR' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_A_MEMBER' | 'NOT_AUTHOR' | 'MUTED' | 'BANNED' | 'CHANNEL_FROZEN' | 'NOT_FOUND' | 'LAST_ADMIN' | 'PIN_LIMIT' | 'REMINDER_EXISTS' | 'REMINDER_LIMIT' | 'SCHEDULED_LIMIT' | 'MESSAGE_TOO_LARGE' | 'ATTACHMENT_TOO_LARGE' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'EDIT_WINDOW_EXPIRED' | 'UNSEND_WINDOW_EXPIRED' | 'MESSAGE_REJECTED' | 'PREVIEW_UNAVAILABLE' | 'MESSAGE_DELETED' | 'RATE_LIMITED' | 'SLOW_MODE' | 'INTERNAL' | 'UNAVAILABLE';
 
 export type ErrorDetail = {
     /**
@@ -100,6 +100,10 @@ export type WorkspaceSettings = {
      */
     large_channel_threshold: number;
     moderation: ModerationSettings;
+    /**
+     * CONTRACT §26: link previews (default true).
+     */
+    link_previews_enabled: boolean;
 };
 
 export type Workspace = {
@@ -183,6 +187,10 @@ export type WorkspaceSettingsPatch = {
      */
     large_channel_threshold?: number;
     moderation?: ModerationSettingsPatch;
+    /**
+     * CONTRACT §26: link previews (default true).
+     */
+    link_previews_enabled?: boolean;
 };
 
 export type RotateSecretDto = {
@@ -1483,6 +1491,36 @@ export type UpdateScheduledMessageDto = {
 
 export type ScheduledMessageChanged = {
     scheduled_message: ScheduledMessage;
+};
+
+export type PreviewRequestDto = {
+    /**
+     * An absolute http or https URL (at most 2,048 characters).
+     */
+    url: string;
+};
+
+export type LinkPreview = {
+    /**
+     * og:description, else the meta description (at most 1,000 characters).
+     */
+    description: string | null;
+    /**
+     * og:image resolved against the page's URL (http or https only).
+     */
+    image_url: string | null;
+    /**
+     * og:site_name.
+     */
+    site_name: string | null;
+    /**
+     * The URL as it was written.
+     */
+    url: string;
+    /**
+     * og:title, else the page's <title> (at most 300 characters).
+     */
+    title: string;
 };
 
 export type AuditEntry = {
@@ -6455,6 +6493,62 @@ export type UpdateScheduledMessageResponses = {
 };
 
 export type UpdateScheduledMessageResponse = UpdateScheduledMessageResponses[keyof UpdateScheduledMessageResponses];
+
+export type PreviewLinkData = {
+    body: PreviewRequestDto;
+    path?: never;
+    query?: never;
+    url: '/v1/previews';
+};
+
+export type PreviewLinkErrors = {
+    /**
+     * VALIDATION_ERROR: not an http or https URL, over 2,048 characters, or an address the server may not fetch
+     */
+    400: Error;
+    /**
+     * UNAUTHORIZED: missing, malformed, expired or wrongly signed credentials
+     */
+    401: Error;
+    /**
+     * FORBIDDEN: link previews are turned off in this workspace (link_previews_enabled)
+     *
+     * FORBIDDEN: the operator token (this route takes a workspace key or a user token)
+     */
+    403: Error;
+    /**
+     * PAYLOAD_TOO_LARGE: a body over 256 KiB
+     */
+    413: Error;
+    /**
+     * UNSUPPORTED_MEDIA_TYPE: a body in an encoding or charset the server cannot read
+     */
+    415: Error;
+    /**
+     * PREVIEW_UNAVAILABLE: nothing usable came back (not HTML, no title, an error status, a timeout)
+     */
+    422: Error;
+    /**
+     * RATE_LIMITED: over 30 a minute for the user (or the key pair); Retry-After in seconds
+     */
+    429: Error;
+    /**
+     * INTERNAL: an unexpected error (never a stack trace or SQL)
+     */
+    500: Error;
+    /**
+     * UNAVAILABLE: the database or Redis is down; Retry-After in seconds
+     */
+    503: Error;
+};
+
+export type PreviewLinkError = PreviewLinkErrors[keyof PreviewLinkErrors];
+
+export type PreviewLinkResponses = {
+    200: LinkPreview;
+};
+
+export type PreviewLinkResponse = PreviewLinkResponses[keyof PreviewLinkResponses];
 
 export type ListModerationAuditData = {
     body?: never;
