@@ -30,8 +30,10 @@ import * as ts from 'typescript';
 import {
   API_KEY,
   API_SECRET,
+  arg,
   backendApi,
   BENCH_REDIS_URL,
+  cpuMs,
   freePort,
   loadAverage,
   machine,
@@ -44,8 +46,6 @@ import type { Connected, FromConnectClients, Quiet, Target, ToConnectClients } f
 import { DEFAULT_LARGE_CHANNEL_THRESHOLD } from '../src/workspaces/workspace-settings';
 import { processGroup } from './processes';
 
-const arg = (name: string, dflt: string) =>
-  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? dflt;
 const SOCKETS = Number(arg('sockets', '1000'));
 const LAYOUTS = arg('layouts', '1x1000,10x100').split(',');
 const PAIRS = Number(arg('pairs', '3'));
@@ -120,12 +120,6 @@ function transpileHelpers(): string {
     writeFileSync(join(out, f.replace(/\.ts$/, '.js')), outputText);
   }
   return out;
-}
-
-/** user + system CPU of a process so far, ms (/proc/<pid>/stat, clock ticks of 10 ms) */
-function cpuMs(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10;
 }
 
 const uptime = () => {

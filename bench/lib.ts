@@ -200,3 +200,14 @@ export function writeBenchmarkSection(title: string, body: string): string {
   writeFileSync(file, out.replace(/\n*$/, '\n'));
   return file;
 }
+
+/** A `--name=value` argument of the command line, or `dflt`. */
+export function arg(name: string, dflt: string): string {
+  return process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? dflt;
+}
+
+/** A process's CPU so far (utime + stime from /proc, fields 14 and 15), in ms (USER_HZ = 100). */
+export function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}

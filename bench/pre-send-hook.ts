@@ -1,10 +1,11 @@
 import { ChildProcess, spawn } from 'child_process';
-import { readFileSync } from 'fs';
 import { sign } from 'jsonwebtoken';
 import {
   API_KEY,
   API_SECRET,
+  arg,
   backendApi,
+  cpuMs,
   freePort,
   freshStorage,
   loadAverage,
@@ -24,20 +25,12 @@ import {
  * send (utime + stime from /proc), and the added latency: the medians' difference less the hook's own
  * time. Writes "The pre-send hook's added latency" in docs/BENCHMARKS.md (`--no-write`: print only).
  */
-const arg = (name: string, dflt: string) =>
-  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? dflt;
 const SENDS = Number(arg('sends', '400'));
 const PAIRS = Number(arg('pairs', '3'));
 const WRITE = !process.argv.includes('--no-write');
 
 const log = (s: string) => process.stdout.write(`[hook ${new Date().toISOString().slice(11, 19)}] ${s}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const TICK_MS = 10;
-
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-}
 
 /** The hook: answers allow at once; GET /stats returns its own time per call (ms) since the last GET. */
 const HOOK_SOURCE = `

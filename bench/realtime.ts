@@ -25,7 +25,7 @@ import Redis from 'ioredis';
 import { sign } from 'jsonwebtoken';
 import { Client } from 'pg';
 import * as ts from 'typescript';
-import { API_KEY, API_SECRET, backendApi, BENCH_REDIS_URL, freePort, PG_ADMIN_URL, ROOT } from './lib';
+import { API_KEY, API_SECRET, arg, backendApi, BENCH_REDIS_URL, freePort, PG_ADMIN_URL, ROOT } from './lib';
 import type {
   ConnectResult,
   FromClients,
@@ -40,8 +40,6 @@ import { processGroup } from './processes';
 
 // ---------------------------------------------------------------- options
 
-const arg = (name: string, dflt: string) =>
-  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? dflt;
 const SOCKETS = Number(arg('sockets', '1000'));
 const RATES = arg('rates', '10,50,100').split(',').map(Number);
 const SECONDS = Number(arg('seconds', '10'));

@@ -1,6 +1,7 @@
-import { readFileSync } from 'fs';
 import {
+  arg,
   backendApi,
+  cpuMs,
   freshStorage,
   loadAverage,
   machine,
@@ -21,8 +22,6 @@ import {
  * after they settle), latency from the client. Writes "A send's cost by channel size" in
  * docs/BENCHMARKS.md (`--no-write`: print only).
  */
-const arg = (name: string, dflt: string) =>
-  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? dflt;
 const MEMBERS = Number(arg('members', '5002'));
 const SENDS = Number(arg('sends', '400'));
 const CONCURRENCY = Number(arg('concurrency', '8'));
@@ -33,12 +32,6 @@ const SENDER = 'cost-sender';
 const log = (s: string) =>
   process.stdout.write(`[send-cost ${new Date().toISOString().slice(11, 19)}] ${s}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const TICK_MS = 10; // USER_HZ = 100
-
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS; // utime, stime (fields 14 and 15)
-}
 
 async function setup(base: string): Promise<{ big: string; small: string }> {
   const others = Array.from({ length: MEMBERS - 1 }, (_, i) => `cost-u${String(i).padStart(5, '0')}`);
