@@ -1,6 +1,6 @@
 /**
  * `npm run bench:scheduler`: the one durable scheduler's idle cost (CONTRACT §25) with 0 and with
- * --pending (100,000) reminders pending far ahead, on a private PostgreSQL cluster migrated by the
+ * --pending (100,000) reminders and as many scheduled messages pending far ahead, on a private PostgreSQL cluster migrated by the
  * service, the service running alone (SERVICE_ROLE=all, SERVICE_SCHEDULER_INTERVAL_MS default) and idle.
  * Alternated (0, N, N, 0, ...: --pairs). Per window of --seconds: the scheduler's passes (calls of its
  * claim statement), their execution time and shared buffers touched per pass (pg_stat_statements), and
@@ -38,6 +38,9 @@ interface Window {
   passes: number;
   msPerPass: number;
   buffersPerPass: number;
+  /** The scheduled messages' claim statement (its own source in the same passes). */
+  scheduledMsPerPass: number;
+  scheduledBuffersPerPass: number;
   pgCpuMsPerSecond: number;
   nodeCpuMsPerSecond: number;
   load: number;
@@ -53,9 +56,21 @@ async function call(baseUrl: string, method: string, path: string, body: unknown
   return res.json();
 }
 
-/** Makes `n` reminders pending (from 1 day ahead, 5 minutes apart), or none. */
+/** Makes `n` reminders and `n` scheduled messages pending (from 1 day ahead, 5 minutes apart), or none. */
 async function setPending(pg: PgCluster, n: number): Promise<void> {
   await pgQuery(pg.url('chat'), `DELETE FROM reminders`);
+  await pgQuery(pg.url('chat'), `DELETE FROM scheduled_messages`);
+  if (n > 0)
+    await pgQuery(
+      pg.url('chat'),
+      `INSERT INTO scheduled_messages (id, workspace_id, channel_id, user_id, by_user, content, scheduled_at, created_at, updated_at)
+       SELECT gen_random_uuid(), m.workspace_id, m.channel_id, t.user_id, true, 'later ' || t.k,
+              now() + interval '1 day' + (t.k * interval '5 minutes'), now(), now()
+         FROM bench_targets t JOIN messages m ON m.id = t.message_id
+        WHERE t.k <= $1`,
+      [n],
+    );
+  await pgQuery(pg.url('chat'), 'VACUUM ANALYZE scheduled_messages');
   if (n > 0)
     await pgQuery(
       pg.url('chat'),
@@ -92,11 +107,20 @@ async function window(pg: PgCluster, serverPid: number, pending: number): Promis
   const calls = rows.reduce((a, r) => a + Number(r.calls), 0);
   const ms = rows.reduce((a, r) => a + Number(r.ms), 0);
   const blocks = rows.reduce((a, r) => a + Number(r.blocks), 0);
+  const scheduled = await pg.admin(
+    `SELECT s.calls::float8 AS calls, s.total_exec_time AS ms,
+            (s.shared_blks_hit + s.shared_blks_read)::float8 AS blocks
+       FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+      WHERE d.datname = 'chat' AND s.query LIKE '%SELECT s.id FROM scheduled_messages s%'`,
+  );
+  const sCalls = scheduled.reduce((a, r) => a + Number(r.calls), 0);
   return {
     pending,
     passes: calls,
     msPerPass: ms / Math.max(1, calls),
     buffersPerPass: blocks / Math.max(1, calls),
+    scheduledMsPerPass: scheduled.reduce((a, r) => a + Number(r.ms), 0) / Math.max(1, sCalls),
+    scheduledBuffersPerPass: scheduled.reduce((a, r) => a + Number(r.blocks), 0) / Math.max(1, sCalls),
     pgCpuMsPerSecond: pgMs / SECONDS,
     nodeCpuMsPerSecond: nodeMs / SECONDS,
     load: loadavg()[0]!,
@@ -161,16 +185,16 @@ async function main(): Promise<void> {
           const w = await window(pg, server.pid, pending);
           windows.push(w);
           log(
-            `  ${String(pending).padStart(7)} pending: ${w.passes} passes, ${w.msPerPass.toFixed(3)} ms and ${w.buffersPerPass.toFixed(1)} buffers per pass; PostgreSQL ${w.pgCpuMsPerSecond.toFixed(2)} ms CPU/s, service ${w.nodeCpuMsPerSecond.toFixed(2)} ms CPU/s; load ${w.load.toFixed(1)}`,
+            `  ${String(pending).padStart(7)} pending: ${w.passes} passes, reminders ${w.msPerPass.toFixed(3)} ms and ${w.buffersPerPass.toFixed(1)} buffers per pass, scheduled messages ${w.scheduledMsPerPass.toFixed(3)} ms and ${w.scheduledBuffersPerPass.toFixed(1)} buffers; PostgreSQL ${w.pgCpuMsPerSecond.toFixed(2)} ms CPU/s, service ${w.nodeCpuMsPerSecond.toFixed(2)} ms CPU/s; load ${w.load.toFixed(1)}`,
           );
         }
       }
       const m = (pending: number, k: keyof Window) =>
         median(windows.filter((w) => w.pending === pending).map((w) => w[k]));
       const row = (pending: number) =>
-        `| ${pending} | ${m(pending, 'passes').toFixed(0)} | ${m(pending, 'msPerPass').toFixed(3)} | ${m(pending, 'buffersPerPass').toFixed(1)} | ${m(pending, 'pgCpuMsPerSecond').toFixed(2)} | ${m(pending, 'nodeCpuMsPerSecond').toFixed(2)} |`;
+        `| ${pending} | ${m(pending, 'passes').toFixed(0)} | ${m(pending, 'msPerPass').toFixed(3)} / ${m(pending, 'scheduledMsPerPass').toFixed(3)} | ${m(pending, 'buffersPerPass').toFixed(1)} / ${m(pending, 'scheduledBuffersPerPass').toFixed(1)} | ${m(pending, 'pgCpuMsPerSecond').toFixed(2)} | ${m(pending, 'nodeCpuMsPerSecond').toFixed(2)} |`;
       process.stdout.write(
-        `\n| pending reminders | passes per ${SECONDS} s | ms per pass (claim statement) | buffers per pass | PostgreSQL CPU ms/s | service CPU ms/s |\n|---:|---:|---:|---:|---:|---:|\n${row(0)}\n${row(PENDING)}\n`,
+        `\n| pending reminders and scheduled messages (each) | passes per ${SECONDS} s | ms per pass, claim statement (reminders / scheduled) | buffers per pass (reminders / scheduled) | PostgreSQL CPU ms/s | service CPU ms/s |\n|---:|---:|---:|---:|---:|---:|\n${row(0)}\n${row(PENDING)}\n`,
       );
     } finally {
       await server.stop();
