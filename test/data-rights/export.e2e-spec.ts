@@ -149,6 +149,13 @@ describe('data rights: user exports', () => {
     expect((await ana.api.post('/v1/me/devices', { token, platform: 'android' })).status).toBe(201);
     const other = await group(ws, 'bo', ['cy']); // ana is no member
     const b2 = await send(bo, other.id, 'bo elsewhere');
+    // scheduled messages: ana's, not bo's (before the drafts: scheduling takes the channel's draft)
+    const laterAt = new Date(Date.now() + 3600_000).toISOString();
+    const later = (u: typeof ana, content: string) =>
+      u.api.post(`/v1/channels/${ch.id}/messages`, { content, scheduled_at: laterAt });
+    expect((await later(ana, 'ana later')).status).toBe(202);
+    expect((await later(bo, 'bo later')).status).toBe(202);
+
     // drafts: ana's own (channel and thread), not bo's
     const draft = { content: 'ana half-typed words', mentions: ['bo'] };
     expect((await ana.api.put(`/v1/channels/${ch.id}/draft`, draft)).status).toBe(201);
@@ -163,13 +170,6 @@ describe('data rights: user exports', () => {
     expect((await ana.api.post(`/v1/messages/${b1.id}/reminder`, {})).status).toBe(201);
     expect((await ana.api.post(`/v1/messages/${a1.id}/reminder`, { remind_at: remindAt })).status).toBe(201);
     expect((await bo.api.post(`/v1/messages/${b1.id}/reminder`, {})).status).toBe(201);
-
-    // scheduled messages: ana's, not bo's
-    const laterAt = new Date(Date.now() + 3600_000).toISOString();
-    const later = (u: typeof ana, content: string) =>
-      u.api.post(`/v1/channels/${ch.id}/messages`, { content, scheduled_at: laterAt });
-    expect((await later(ana, 'ana later')).status).toBe(202);
-    expect((await later(bo, 'bo later')).status).toBe(202);
 
     const id = await requestExport(ws, 'ana');
     const pending = await ws.api.get(`/v1/exports/${id}`);

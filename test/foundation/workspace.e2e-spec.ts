@@ -14,6 +14,8 @@ const DEFAULTS = {
     flood: { max_repeats: 3, window_seconds: 30 },
     auto_mute: { enabled: false, violations: 3, window_seconds: 3600, duration_seconds: 900 },
   },
+  link_previews_enabled: true,
+  pre_send_hook: null,
 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
