@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
-import { ChannelWrites } from '../channels/writes';
+import { DataSource, EntityManager } from 'typeorm';
+import { actorRef, ChannelWrites } from '../channels/writes';
 import type { WorkspacePrincipal } from '../common/auth/principal';
 import { AppError } from '../common/errors/app-error';
 import { isUuid, newId } from '../common/ids';
 import { decodeTimeIdCursor, pageOf } from '../common/pagination';
 import { parseRfc3339 } from '../common/rfc3339';
 import type { ScheduledMessageView } from '../contract/events';
-import { rows } from '../infra/database/sql';
+import { onForeignKeyGone, rows } from '../infra/database/sql';
 import { deleteDraft } from '../drafts/drafts.service';
 import { CHANNEL_ORDER_LOCK_SEED } from '../events/channel-order';
 import { EventNotifier } from '../events/event-notifier';
@@ -73,47 +73,49 @@ export class ScheduledMessagesService extends MessageScheduling {
     this.rules.checkSize(content);
     const draft = await this.rules.validate(p.workspaceId, ctx.channel, dto, content, false);
     const id = newId();
-    const outcome = await channelStill(() =>
-      this.db.transaction(async (m) => {
-        // the channel's order lock shared (a draft save takes it so: the draft's deletion is ordered
-        // with its saves), then the user's, under which the caps are counted
-        await m.query(
-          `SELECT pg_advisory_xact_lock_shared(hashtextextended($1::uuid::text, ${CHANNEL_ORDER_LOCK_SEED})),
+    const outcome = await onForeignKeyGone(
+      () =>
+        this.db.transaction(async (m) => {
+          // the channel's order lock shared (a draft save takes it so: the draft's deletion is ordered
+          // with its saves), then the user's, under which the caps are counted
+          await m.query(
+            `SELECT pg_advisory_xact_lock_shared(hashtextextended($1::uuid::text, ${CHANNEL_ORDER_LOCK_SEED})),
                   pg_advisory_xact_lock(hashtextextended($2::text, ${SCHEDULED_CAP_LOCK_SEED}))`,
-          [ctx.channel.id, userId],
-        );
-        const done = await rows<{ id: string }>(
-          m,
-          `INSERT INTO scheduled_messages (id, workspace_id, channel_id, user_id, by_user, run_hooks, content,
+            [ctx.channel.id, userId],
+          );
+          const done = await rows<{ id: string }>(
+            m,
+            `INSERT INTO scheduled_messages (id, workspace_id, channel_id, user_id, by_user, run_hooks, content,
              attachment_url, parent_id, thread_id, show_in_channel, mention_ids, metadata, idempotency_key,
              scheduled_at, created_at, updated_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::uuid[], $13::jsonb, $14, $15,
                    clock_timestamp(), clock_timestamp())
            ON CONFLICT ON CONSTRAINT scheduled_messages_replay DO NOTHING RETURNING id`,
-          [
-            id,
-            p.workspaceId,
-            ctx.channel.id,
-            userId,
-            p.kind === 'user',
-            p.kind === 'backend' && dto.run_hooks === true,
-            draft.content,
-            draft.attachmentUrl,
-            draft.parentId,
-            draft.threadId,
-            draft.threadId !== null && draft.showInChannel,
-            draft.mentions.map((x) => x.user_id),
-            JSON.stringify(dto.metadata ?? {}),
-            key,
-            at,
-          ],
-        );
-        if (!done.length) return 'raced' as const; // a concurrent request with the same key stored it first
-        await this.checkCaps(m, userId); // rolls the insert back
-        return (await deleteDraft(m, p.workspaceId, userId, ctx.channel.id, draft.threadId))
-          ? ('draft' as const)
-          : ('stored' as const);
-      }),
+            [
+              id,
+              p.workspaceId,
+              ctx.channel.id,
+              userId,
+              p.kind === 'user',
+              p.kind === 'backend' && dto.run_hooks === true,
+              draft.content,
+              draft.attachmentUrl,
+              draft.parentId,
+              draft.threadId,
+              draft.threadId !== null && draft.showInChannel,
+              draft.mentions.map((x) => x.user_id),
+              JSON.stringify(dto.metadata ?? {}),
+              key,
+              at,
+            ],
+          );
+          if (!done.length) return 'raced' as const; // a concurrent request with the same key stored it first
+          await this.checkCaps(m, userId); // rolls the insert back
+          return (await deleteDraft(m, p.workspaceId, userId, ctx.channel.id, draft.threadId))
+            ? ('draft' as const)
+            : ('stored' as const);
+        }),
+      () => AppError.notFound('Channel'), // the channel (or user) went between the checks and the insert
     );
     if (outcome === 'raced') {
       const winner = await this.byKey(userId, key!);
@@ -268,16 +270,18 @@ export class ScheduledMessagesService extends MessageScheduling {
     id: string,
     userExternalId: string | undefined,
   ): Promise<ScheduledMessageView & { user_id: string }> {
-    if (p.kind === 'user' && userExternalId !== undefined && userExternalId !== p.externalId)
-      throw AppError.validation('user_external_id', 'is only for backend keys');
-    if (p.kind === 'backend' && !userExternalId)
-      throw AppError.validation('user_external_id', 'is required with a workspace key');
+    const actor = actorRef(p, { kind: 'acting', userExternalId });
     const found = isUuid(id)
       ? await rows<ScheduledRow & { user_id: string }>(
           this.db.manager,
           `SELECT ${COLUMNS}, s.user_id FROM ${FROM} JOIN users u ON u.id = s.user_id
             WHERE s.id = $1 AND s.workspace_id = $2 AND (u.id = $3::uuid OR u.external_id = $4)`,
-          [id, p.workspaceId, p.kind === 'user' ? p.userId : null, p.kind === 'user' ? null : userExternalId],
+          [
+            id,
+            p.workspaceId,
+            actor && 'id' in actor ? actor.id : null,
+            actor && 'externalId' in actor ? actor.externalId : null,
+          ],
         )
       : [];
     if (!found[0]) throw AppError.notFound('Scheduled message');
@@ -301,16 +305,5 @@ export class ScheduledMessagesService extends MessageScheduling {
     );
     if (!row) throw AppError.notFound('Scheduled message'); // sent or cancelled meanwhile
     return viewOf(row);
-  }
-}
-
-/** A channel (or user) deleted between the checks and the insert: 404, not a 500. */
-async function channelStill<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (e) {
-    if (e instanceof QueryFailedError && (e.driverError as { code?: string } | undefined)?.code === '23503')
-      throw AppError.notFound('Channel');
-    throw e;
   }
 }

@@ -37,12 +37,17 @@ export function isoTime(column: string): string {
  * membership gone between the check and the write (the user left meanwhile) is 403 `NOT_A_MEMBER`, not
  * a 500.
  */
-export async function asMember<T>(work: () => Promise<T>): Promise<T> {
+export function asMember<T>(work: () => Promise<T>): Promise<T> {
+  return onForeignKeyGone(work, () => new AppError('NOT_A_MEMBER'));
+}
+
+/** Runs a unit of work whose rows reference others that may go meanwhile: a foreign key violation is `gone()`. */
+export async function onForeignKeyGone<T>(work: () => Promise<T>, gone: () => AppError): Promise<T> {
   try {
     return await work();
   } catch (e) {
     if (e instanceof QueryFailedError && (e.driverError as { code?: string } | undefined)?.code === '23503')
-      throw new AppError('NOT_A_MEMBER');
+      throw gone();
     throw e;
   }
 }
