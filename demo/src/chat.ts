@@ -579,6 +579,7 @@ class ChatApp {
       attachment: null,
       metadata: { client_key: key },
       reactions: [],
+      previews: [],
       receipt_status: 'sent',
       created_at: now,
       edited_at: null,
@@ -672,7 +673,14 @@ class ChatApp {
             last_reply_at: d.last_reply_at,
             thread_participants: d.thread_participants,
           };
-        return { ...m, content: d.content, edited_at: d.edited_at, metadata: d.metadata };
+        // an edit, or the link previews the service found (previews only: content and metadata stand)
+        return {
+          ...m,
+          content: d.content ?? m.content,
+          metadata: d.metadata ?? m.metadata,
+          edited_at: d.edited_at,
+          previews: d.previews,
+        };
       });
     });
     this.client.on('message.deleted', (d) => {

@@ -1,4 +1,4 @@
-import type { Message } from '@chat-service/client';
+import type { LinkPreview, Message } from '@chat-service/client';
 import { h, shortTime } from './dom';
 import { contentNodes, displayName, fileSize } from './format';
 
@@ -89,6 +89,7 @@ export function renderMessage(list: MessageList, key: string, ctx: MessageContex
   } else if (!deleted && m.attachment_url && item.pending) {
     body.push(h('p', { class: 'attachment uploading' }, 'Uploading…'));
   }
+  if (!deleted) body.push(...(m.previews ?? []).map(previewCard));
 
   const reactions = deleted
     ? null
@@ -237,5 +238,20 @@ function tick(m: Message, others: { read: string; delivered: string }[]): HTMLEl
     'span',
     { class: `tick ${status}`, role: 'img', 'aria-label': label, title: label },
     status === 'sent' ? '✓' : '✓✓',
+  );
+}
+
+/**
+ * A link's preview, as the service found it: a card that opens the link. Without its image: loading it
+ * would tell the linked site who reads the channel (an app would show it through an image proxy), and
+ * the page's policy loads images only from here and the attachment store.
+ */
+function previewCard(p: LinkPreview): HTMLElement {
+  return h(
+    'a',
+    { class: 'link-preview', href: p.url, target: '_blank', rel: 'noopener noreferrer' },
+    h('span', { class: 'site' }, p.site_name ?? new URL(p.url).host),
+    h('strong', { class: 'title' }, p.title),
+    p.description ? h('span', { class: 'description' }, p.description) : null,
   );
 }

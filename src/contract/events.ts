@@ -29,6 +29,15 @@ export interface ReactionView {
 export type MessageType = 'text' | 'image' | 'file' | 'system';
 export type ReceiptStatus = 'sent' | 'delivered' | 'read';
 
+/** CONTRACT §26: a link's preview; `url` as the message's content writes it. */
+export interface LinkPreview {
+  url: string;
+  title: string;
+  description: string | null;
+  image_url: string | null;
+  site_name: string | null;
+}
+
 /** The message object of CONTRACT §7, as one viewer sees it. */
 export interface MessageView {
   id: string;
@@ -55,6 +64,8 @@ export interface MessageView {
   /** CONTRACT §23: the viewing user's read state of the thread, on every non-reply message shown to a user (never to a backend key, in broadcasts or webhooks). */
   thread?: ThreadReadState;
   reactions: ReactionView[];
+  /** CONTRACT §26: previews of the links in the content, in their order there ([] until the worker found some, and once unsent). */
+  previews: LinkPreview[];
   /** CONTRACT §16: when the message was pinned; null when it is not pinned. */
   pinned_at: string | null;
   /** Who pinned it: null when it is not pinned, or when a backend key (or a since deleted user) pinned it. */
@@ -348,18 +359,25 @@ export interface DomainEventMap {
       /** On thread replies (CONTRACT §15) only. */
       thread_id?: string;
       show_in_channel?: boolean;
+      /** CONTRACT §26: [] (previews come later, in `message.updated`). */
+      previews: LinkPreview[];
       /** CONTRACT §19: the author is shadow-banned (webhooks only; nobody else is told of the message). */
       shadowed?: true;
     };
   };
+  /**
+   * An edit (content, metadata and the previews still written), or the link previews the worker found
+   * for a message (CONTRACT §26: `previews` only, `edited_at` as it was).
+   */
   'message.updated': {
     message: {
       id: string;
       channel_id: string;
       channel_external_id: string;
-      content: string;
-      metadata: Record<string, unknown>;
-      edited_at: string;
+      content?: string;
+      metadata?: Record<string, unknown>;
+      previews: LinkPreview[];
+      edited_at: string | null;
     };
   };
   /**

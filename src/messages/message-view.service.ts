@@ -7,6 +7,7 @@ import { prepared } from '../infra/database/prepared';
 import type {
   AttachmentView,
   DomainEventMap,
+  LinkPreview,
   MentionRef,
   MessageType,
   MessageUserView,
@@ -56,6 +57,7 @@ interface MessageRow {
   attachment_url: string | null;
   attachment: AttachmentView | null;
   metadata: Record<string, unknown> | null;
+  previews: LinkPreview[];
   parent_id: string | null;
   /** Times as the API shows them (isoTime). */
   created_at: string;
@@ -161,7 +163,7 @@ export class MessageViews {
       `WITH src AS (${source.sql}),
        msg AS (
          SELECT msg.id, msg.workspace_id, msg.channel_id, msg.user_id, msg.content, msg.type, msg.attachment_url,
-                msg.attachment, msg.metadata, msg.parent_id, msg.created_at, msg.edited_at, msg.deleted_at, msg.thread_id,
+                msg.attachment, msg.metadata, msg.previews, msg.parent_id, msg.created_at, msg.edited_at, msg.deleted_at, msg.thread_id,
                 msg.show_in_channel, msg.shadowed, src.ord, src.created_key
            FROM src JOIN messages msg ON msg.id = src.id WHERE msg.workspace_id = $1),
        chs AS MATERIALIZED (
@@ -190,7 +192,7 @@ export class MessageViews {
           GROUP BY mm.message_id)
        SELECT msg.id, msg.channel_id, c.external_id AS channel_external_id, msg.user_id,
               u.id AS u_id, u.external_id AS u_external_id, u.name AS u_name, u.avatar_url AS u_avatar_url,
-              msg.content, msg.type, msg.attachment_url, msg.attachment, msg.metadata, msg.parent_id,
+              msg.content, msg.type, msg.attachment_url, msg.attachment, msg.metadata, msg.previews, msg.parent_id,
               ${isoTime('msg.created_at')} AS created_at, ${isoTime('msg.edited_at')} AS edited_at,
               ${isoTime('msg.deleted_at')} AS deleted_at, msg.created_key, msg.thread_id, msg.show_in_channel, msg.shadowed,
               t.reply_count, ${isoTime('t.last_reply_at')} AS last_reply_at, t.reply_no AS t_reply_no,
@@ -299,6 +301,7 @@ function viewOf(r: RenderedRow, viewer: string | null, threads: boolean): Messag
       count: x.count,
       reacted_by_me: x.reacted_by_me,
     })),
+    previews: deleted ? [] : r.previews,
     pinned_at: r.pinned_at,
     pinned_by: r.pb_id ? { id: r.pb_id, external_id: r.pb_external_id!, name: r.pb_name } : null,
     ...(r.shadowed && unseen ? { shadowed: true as const } : {}),
@@ -388,6 +391,7 @@ export function freshView(f: FreshMessage): MessageView {
       : {}),
     ...threadFields(f.thread_id, f.show_in_channel, NO_REPLIES),
     reactions: [],
+    previews: [],
     pinned_at: null,
     pinned_by: null,
     receipt_status: 'sent',
@@ -435,6 +439,7 @@ export function createdPayload(v: MessageView): DomainEventMap['message.created'
         : {}),
       ...(v.mentions?.length ? { mentions: v.mentions } : {}),
       ...(v.thread_id ? { thread_id: v.thread_id, show_in_channel: v.show_in_channel === true } : {}),
+      previews: v.previews,
     },
   };
 }

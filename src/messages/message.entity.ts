@@ -139,4 +139,19 @@ export class Message {
   /** Sent while its author was shadow-banned: shown to its author and the backend only. */
   @Column('boolean', { default: false })
   shadowed!: boolean;
+
+  /** CONTRACT §26: the link previews the worker found, in the order of their URLs in the content ([] until enriched). */
+  @Column('jsonb', { default: () => "'[]'" })
+  previews!: unknown[];
+
+  /** CONTRACT §26: sent with `skip_previews`: its links are never fetched (nor after an edit). */
+  @Column('boolean', { name: 'skip_previews', default: false })
+  skipPreviews!: boolean;
+
+  /**
+   * CONTRACT §26: its links may be fetched on private networks too: the instance that took the send (or
+   * the last edit) allows such targets (SERVICE_WEBHOOK_ALLOW_PRIVATE_NETWORKS), whichever worker fetches.
+   */
+  @Column('boolean', { name: 'previews_allow_private', default: false })
+  previewsAllowPrivate!: boolean;
 }

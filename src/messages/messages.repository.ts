@@ -120,27 +120,62 @@ export class MessagesRepository {
    * New content, and new metadata when given ({} clears it). The search document is rewritten in the
    * same statement (message_search, migration 1763691090000): the indexer only fills in missing ones.
    */
+  /**
+   * The new content (and metadata), its search document, and the link previews of the URLs the new
+   * content still has (`urls`, CONTRACT §26: the others go at once; new ones are the worker's, fetched
+   * under the address policy of the instance that took the edit, `allowPrivate`).
+   */
   async edit(
     m: EntityManager,
     id: string,
     content: string,
+    urls: string[],
+    allowPrivate: boolean,
     metadata?: Record<string, unknown>,
   ): Promise<void> {
     await m.query(
       `WITH edited AS (
          UPDATE messages SET content = $2, edited_at = clock_timestamp(),
-                metadata = CASE WHEN $3 THEN nullif($4::jsonb, '{}'::jsonb) ELSE metadata END
+                metadata = CASE WHEN $3 THEN nullif($4::jsonb, '{}'::jsonb) ELSE metadata END,
+                previews = CASE WHEN previews = '[]'::jsonb THEN previews ELSE
+                             (SELECT coalesce(jsonb_agg(p.v ORDER BY p.i), '[]'::jsonb)
+                                FROM jsonb_array_elements(previews) WITH ORDINALITY AS p(v, i)
+                               WHERE p.v->>'url' = ANY($5::text[])) END,
+                previews_allow_private = $6
           WHERE id = $1
          RETURNING id, content, channel_id, deleted_at)
        INSERT INTO message_search (message_id, channel_id, doc)
        SELECT id, channel_id, chat_search_doc(content, channel_id) FROM edited WHERE deleted_at IS NULL
        ON CONFLICT (message_id) DO UPDATE SET doc = excluded.doc`,
-      [id, content, metadata !== undefined, metadata === undefined ? null : JSON.stringify(metadata)],
+      [
+        id,
+        content,
+        metadata !== undefined,
+        metadata === undefined ? null : JSON.stringify(metadata),
+        urls,
+        allowPrivate,
+      ],
     );
   }
 
   /**
-   * Blanks content, attachment and metadata and stamps deleted_at; `forgetAuthor` also clears user_id
+   * CONTRACT §26: how a new message's links are previewed, when not as the columns' defaults say: not at
+   * all (`skip_previews`), or on private networks too (the instance that took it allows them).
+   */
+  async previewPolicy(
+    m: EntityManager,
+    id: string,
+    p: { skip: boolean; allowPrivate: boolean },
+  ): Promise<void> {
+    await m.query(`UPDATE messages SET skip_previews = $2, previews_allow_private = $3 WHERE id = $1`, [
+      id,
+      p.skip,
+      p.allowPrivate,
+    ]);
+  }
+
+  /**
+   * Blanks content, attachment, metadata and link previews and stamps deleted_at; `forgetAuthor` also clears user_id
    * (an erasure's anonymize, in the same row version). The search document becomes NULL in the same
    * statement (a row is written if the indexer had not reached the message, so it cannot index the old
    * text later). Answers each message's deleted_at.
@@ -150,7 +185,7 @@ export class MessagesRepository {
     const found = await rows<{ id: string; deleted_at: Date }>(
       m,
       `WITH unsent AS (
-         UPDATE messages SET content = '', attachment_url = NULL, attachment = NULL, metadata = NULL,
+         UPDATE messages SET content = '', attachment_url = NULL, attachment = NULL, metadata = NULL, previews = '[]',
                 deleted_at = clock_timestamp(), user_id = CASE WHEN $2 THEN NULL ELSE user_id END
           WHERE id = ANY($1::uuid[])
          RETURNING id, channel_id, deleted_at),

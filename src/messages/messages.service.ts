@@ -32,6 +32,8 @@ import { MessagesRepository } from './messages.repository';
 import { MessageUnsend } from './message-unsend';
 import { PreSendHook } from './pre-send-hook';
 import { newId } from '../common/ids';
+import { linkedUrls } from '../previews/linked-urls';
+import { SafeHttpClient } from '../infra/http-out/safe-http.client';
 import type { PreSendHookSettings } from '../workspaces/workspace-settings';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import type { ScheduledSend } from './message-scheduling';
@@ -61,6 +63,7 @@ export class MessagesService {
     private readonly metrics: Metrics,
     private readonly hook: PreSendHook,
     private readonly workspaces: WorkspacesService,
+    private readonly http: SafeHttpClient,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -192,6 +195,7 @@ export class MessagesService {
         metadata,
         // a scheduled firing's frozen rule is write()'s, under the same lock; slow mode does not apply
         byUser: !system && p.kind === 'user' && !scheduled,
+        skipPreviews: dto.skip_previews === true,
       },
       verdict,
       scheduled,
@@ -223,7 +227,15 @@ export class MessagesService {
       });
     }
     return this.writes.write(ctx, async (s) => {
-      await this.repo.edit(s.m, head.id, verdict.content, metadata);
+      // CONTRACT §26: previews of links no longer written go with the edit; new links are the worker's
+      await this.repo.edit(
+        s.m,
+        head.id,
+        verdict.content,
+        linkedUrls(verdict.content),
+        this.http.allowsPrivateNetworks,
+        metadata,
+      );
       const view = await this.render(s.m, this.viewerOf(p), head.id);
       await s.append('message.updated', {
         message: {
@@ -232,6 +244,7 @@ export class MessagesService {
           channel_external_id: view.channel_external_id,
           content: view.content,
           metadata: view.metadata,
+          previews: view.previews,
           edited_at: view.edited_at!,
         },
       });
@@ -306,6 +319,7 @@ export class MessagesService {
       idempotencyKey: string | null;
       metadata: Record<string, unknown> | undefined;
       byUser: boolean;
+      skipPreviews: boolean;
     },
     verdict: ModerationVerdict,
     scheduled?: ScheduledSend,
@@ -382,7 +396,21 @@ export class MessagesService {
       byUser: o.byUser,
       shadowed,
     };
+    // what else the send's transaction writes: moderation's audit, and how its links are previewed
+    // (CONTRACT §26) when that is not the default: opted out, or under a policy that allows private targets
     const record = verdict.record;
+    const previews = o.skipPreviews
+      ? { skip: true, allowPrivate: false }
+      : this.http.allowsPrivateNetworks && linkedUrls(draft.content).length
+        ? { skip: false, allowPrivate: true }
+        : null;
+    const also =
+      record || previews
+        ? async (m: EntityManager, id: string) => {
+            await record?.(m, id);
+            if (previews) await this.repo.previewPolicy(m, id, previews);
+          }
+        : undefined;
     const out: SendOutcome = scheduled
       ? await this.writes.write(ctx, async (s) => {
           await scheduled.take(s.m);
@@ -390,15 +418,15 @@ export class MessagesService {
           // a refusal under the lock rolls the take back: the scheduled message stays, to be marked failed
           if (sent.outcome !== 'sent')
             throw sent.outcome === 'replay' ? new Error('replay') : refusalOf(sent);
-          await record?.(s.m, sent.id);
+          await also?.(s.m, sent.id);
           const view = { ...pending, id: sent.id, created_at: sent.created_at };
           await scheduled.sent(s.m, answerView(ctx.principal, view));
           return sent;
         })
-      : record
+      : also
         ? await this.writes.write(ctx, async (s) => {
             const sent = await s.sendMessage(message, events);
-            if (sent.outcome === 'sent') await record(s.m, sent.id);
+            if (sent.outcome === 'sent') await also(s.m, sent.id);
             return sent;
           })
         : await this.writes.send(ctx, message, events, (sent, stored) =>

@@ -13,7 +13,7 @@ export const SEND_TYPES = ['regular', 'reply', 'system'] as const;
 export const SEND_OUTCOMES = ['created', 'replayed', 'rejected', 'invalid', 'failed'] as const;
 /** How a send arrived: a REST call, a socket event, or a scheduled message firing (CONTRACT §25). */
 export const TRANSPORTS = ['rest', 'socket', 'scheduler'] as const;
-export const FOLLOWERS = ['realtime', 'webhooks', 'push', 'search'] as const;
+export const FOLLOWERS = ['realtime', 'webhooks', 'push', 'search', 'previews'] as const;
 export const WEBHOOK_OUTCOMES = ['succeeded', 'failed', 'retry', 'permanently_failed'] as const;
 export const PUSH_OUTCOMES = ['sent', 'failed', 'invalid_token'] as const;
 /**

@@ -9,6 +9,7 @@ import { RateLimiter } from '../infra/rate-limit/rate-limiter';
 import { DueSource, Scheduler } from '../scheduler/scheduler.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { PageSummary, summarizePage } from './preview-parser';
+import { MAX_PREVIEW_URL } from './linked-urls';
 
 /** CONTRACT §26's preview object: the page's summary and the URL as written. */
 export interface LinkPreviewView extends PageSummary {
@@ -20,7 +21,6 @@ const FETCH_MS = 5000;
 const MAX_BODY = 1024 * 1024;
 const MAX_REDIRECTS = 3;
 const CACHE_SECONDS = 3600;
-export const MAX_PREVIEW_URL = 2048;
 const PER_MINUTE = 30;
 const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
 
@@ -69,8 +69,14 @@ export class PreviewsService implements DueSource, OnModuleInit {
     return { url: raw, ...outcome.summary };
   }
 
-  /** The cached summary of a URL (an hour), else fetched and cached; a refused address is not cached. */
-  async summary(workspaceId: string, url: string): Promise<Outcome> {
+  /**
+   * The cached summary of a URL (an hour), else fetched and cached; a refused address is not cached.
+   * `allowPrivate`: the address policy to fetch under (default this instance's).
+   */
+  async summary(workspaceId: string, url: string, allowPrivate?: boolean): Promise<Outcome> {
+    // a page cached under a permissive policy is not served to a request that would refuse its address
+    const early = this.http.staticRefusal(new URL(url), allowPrivate ?? this.http.allowsPrivateNetworks);
+    if (early) return { kind: 'refused', why: early };
     const [cached] = await rows<{ preview: PageSummary | null }>(
       this.db.manager,
       `SELECT preview FROM link_previews
@@ -85,6 +91,7 @@ export class PreviewsService implements DueSource, OnModuleInit {
       maxBytes: MAX_BODY,
       maxRedirects: MAX_REDIRECTS,
       accept: (type) => HTML_TYPES.has(type),
+      allowPrivateNetworks: allowPrivate,
     });
     if (page.kind === 'refused') return { kind: 'refused', why: page.error };
     const summary = page.kind === 'page' ? summarizePage(page.body.toString('utf8'), page.url) : null;

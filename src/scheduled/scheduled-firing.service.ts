@@ -30,6 +30,7 @@ interface DueRow {
   external_id: string;
   by_user: boolean;
   run_hooks: boolean;
+  skip_previews: boolean;
   idempotency_key: string | null;
   attempts: number;
   content: string;
@@ -86,7 +87,7 @@ export class ScheduledFiring implements DueSource, OnModuleInit {
               attempts = s.attempts + 1
          FROM due, users u
         WHERE s.id = due.id AND u.id = s.user_id
-       RETURNING s.id, s.workspace_id, s.channel_id, s.user_id, u.external_id, s.by_user, s.run_hooks,
+       RETURNING s.id, s.workspace_id, s.channel_id, s.user_id, u.external_id, s.by_user, s.run_hooks, s.skip_previews,
                  s.idempotency_key, s.attempts, s.content, s.attachment_url, s.parent_id, s.thread_id,
                  s.show_in_channel, ${mentionsAsExternalIds('s.mention_ids')} AS mentions, s.metadata,
                  ${exactTime('s.scheduled_at')} AS scheduled_key`,
@@ -127,6 +128,7 @@ export class ScheduledFiring implements DueSource, OnModuleInit {
       metadata: Object.keys(row.metadata).length ? row.metadata : undefined,
       idempotency_key: row.idempotency_key ?? undefined,
       run_hooks: row.run_hooks || undefined,
+      skip_previews: row.skip_previews || undefined,
       user_external_id: row.by_user ? undefined : row.external_id,
     } satisfies SendMessageDto);
     const steps: ScheduledSend = {

@@ -57,6 +57,10 @@ export class ScheduledMessage {
   @Column('boolean', { name: 'run_hooks', default: false })
   runHooks!: boolean;
 
+  /** Sent with `skip_previews` (CONTRACT §26). */
+  @Column('boolean', { name: 'skip_previews', default: false })
+  skipPreviews!: boolean;
+
   @Column('text')
   content!: string;
 

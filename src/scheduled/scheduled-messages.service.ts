@@ -87,8 +87,8 @@ export class ScheduledMessagesService extends MessageScheduling {
             m,
             `INSERT INTO scheduled_messages (id, workspace_id, channel_id, user_id, by_user, run_hooks, content,
              attachment_url, parent_id, thread_id, show_in_channel, mention_ids, metadata, idempotency_key,
-             scheduled_at, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::uuid[], $13::jsonb, $14, $15,
+             scheduled_at, skip_previews, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::uuid[], $13::jsonb, $14, $15, $16,
                    clock_timestamp(), clock_timestamp())
            ON CONFLICT ON CONSTRAINT scheduled_messages_replay DO NOTHING RETURNING id`,
             [
@@ -107,6 +107,7 @@ export class ScheduledMessagesService extends MessageScheduling {
               JSON.stringify(dto.metadata ?? {}),
               key,
               at,
+              dto.skip_previews === true,
             ],
           );
           if (!done.length) return 'raced' as const; // a concurrent request with the same key stored it first

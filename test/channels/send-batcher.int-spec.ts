@@ -196,6 +196,7 @@ describe('send batches (PostgreSQL)', () => {
             attachment_url: null,
             created_at: '',
             metadata: {},
+            previews: [],
           },
         },
       },

@@ -3,11 +3,14 @@
  * contexts are two users of the development sign-in. They chat in real time, see each other typing and
  * their read ticks, unread and mention counts, upload an image and see it, search it, react, reply,
  * edit, unsend and answer in a thread (its unread marks), keep a draft across a reload and a second
- * browser; one goes offline and, back online, sees what it missed, once.
+ * browser, link previews, reminders and scheduled messages; one goes offline and, back online, sees
+ * what it missed, once.
  * Every assertion is on what the page shows. UPDATE_SCREENSHOTS=1 saves the main screen (desktop and
  * phone width) to docs/images/ for the README.
  */
 import { mkdtempSync } from 'fs';
+import http from 'http';
+import type { AddressInfo } from 'net';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { deflateSync, crc32 } from 'zlib';
@@ -437,6 +440,30 @@ describeInBrowser(__filename)('demo app in Chromium: two users chat', () => {
     await bo.page.getByRole('button', { name: 'Close' }).click();
     expect(other.errors).toEqual([]);
     await other.context.close();
+  });
+
+  it('shows the preview of a link in a message once the service found it', async () => {
+    const site = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(
+        '<html><head><meta property="og:title" content="Quarterly numbers">' +
+          '<meta property="og:description" content="All of them, in one place"><meta property="og:site_name" content="Finance wiki"></head></html>',
+      );
+    });
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(site.address() as AddressInfo).port}/q3`;
+      await send(ana, `The numbers: ${url}`);
+      for (const u of [ana, bo]) {
+        const card = message(u, 'The numbers:').getByRole('link', { name: /Quarterly numbers/ });
+        await expectVisible(card);
+        expect(await card.getAttribute('href')).toBe(url);
+        expect(await card.textContent()).toBe('Finance wikiQuarterly numbersAll of them, in one place');
+      }
+    } finally {
+      site.closeAllConnections();
+      await new Promise((r) => site.close(r));
+    }
   });
 
   it('schedules a message that nobody sees until its time, then everyone does; a cancelled one never comes', async () => {

@@ -33,6 +33,8 @@ describe('send (SPEC message lifecycle: none → live; CONTRACT §7)', () => {
       // the author's own read state of its thread (CONTRACT §23)
       thread: { participant: true, unread_replies: 0, last_read_at: m.created_at },
       reactions: [],
+      // link previews come later, when there are links (CONTRACT §26)
+      previews: [],
       pinned_at: null,
       pinned_by: null,
       receipt_status: 'sent',
@@ -56,6 +58,7 @@ describe('send (SPEC message lifecycle: none → live; CONTRACT §7)', () => {
         attachment_url: null,
         created_at: m.created_at,
         metadata: {},
+        previews: [],
       },
     });
   });

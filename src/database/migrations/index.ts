@@ -35,6 +35,7 @@ import { Reminders1763691180000 } from './1763691180000-reminders';
 import { ScheduledMessages1763691190000 } from './1763691190000-scheduled-messages';
 import { SendWithGivenId1763691200000 } from './1763691200000-send-with-given-id';
 import { LinkPreviews1763691210000 } from './1763691210000-link-previews';
+import { MessagePreviews1763691220000 } from './1763691220000-message-previews';
 
 /** Every migration, in order. Listed explicitly so the same array serves the app, the CLI and tests. */
 export const MIGRATIONS = [
@@ -75,4 +76,5 @@ export const MIGRATIONS = [
   ScheduledMessages1763691190000,
   SendWithGivenId1763691200000,
   LinkPreviews1763691210000,
+  MessagePreviews1763691220000,
 ];

@@ -30,6 +30,8 @@ export interface OutboundGet {
   maxRedirects: number;
   /** Whether a Content-Type (lowercase, parameters removed) is wanted; the body of any other is not read. */
   accept: (contentType: string) => boolean;
+  /** Private targets allowed or not for this request (a link's preview: the policy it was written under); default this instance's. */
+  allowPrivateNetworks?: boolean;
 }
 
 export type FetchResult =
@@ -250,12 +252,13 @@ export class SafeHttpClient {
     } catch {
       return { kind: 'failed', error: 'invalid URL' };
     }
+    const permissive = req.allowPrivateNetworks ?? this.allowPrivateNetworks;
     for (let hop = 0; ; hop++) {
-      const refusal = this.staticRefusal(url);
+      const refusal = this.staticRefusal(url, permissive);
       if (refusal) return { kind: 'refused', error: refusal };
       const left = deadline - Date.now();
       if (left <= 0) return { kind: 'failed', error: `timed out after ${req.timeoutMs} ms` };
-      const r = await this.getOnce(url, req, left);
+      const r = await this.getOnce(url, req, left, permissive);
       if (r.kind !== 'redirect') return r;
       if (hop >= req.maxRedirects)
         return { kind: 'failed', error: `more than ${req.maxRedirects} redirects` };
@@ -271,9 +274,9 @@ export class SafeHttpClient {
     url: URL,
     req: OutboundGet,
     timeoutMs: number,
+    permissive: boolean,
   ): Promise<FetchResult | { kind: 'redirect'; location: string }> {
     const secure = url.protocol === 'https:';
-    const permissive = this.allowPrivateNetworks;
     return new Promise((resolve) => {
       let settled = false;
       const finish = (r: FetchResult | { kind: 'redirect'; location: string }) => {

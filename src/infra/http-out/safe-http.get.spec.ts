@@ -85,6 +85,23 @@ describe('SafeHttpClient.get', () => {
     c.close();
   });
 
+  it('takes the policy a request names over its own, in both directions', async () => {
+    const strict = client();
+    const inside = `http://127.0.0.2:${insidePort}/secret`;
+    expect((await get(strict, '', { url: inside, allowPrivateNetworks: true })).kind).toBe('page');
+    expect(insideHits).toBe(1);
+    strict.close();
+    const permissive = new SafeHttpClient(true, 8, () => 'refused by the test');
+    expect(
+      await get(permissive, '', { url: `http://127.0.0.1:${port}/page`, allowPrivateNetworks: false }),
+    ).toEqual({
+      kind: 'refused',
+      error: '127.0.0.1 is refused by the test',
+    });
+    expect((await get(permissive, '/page')).kind).toBe('page');
+    permissive.close();
+  });
+
   it('reads only accepted types, at most maxBytes, within one deadline', async () => {
     const c = client();
     expect(await get(c, '/text')).toEqual({ kind: 'failed', error: 'type text/plain' });

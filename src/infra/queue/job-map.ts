@@ -8,6 +8,8 @@ export interface JobMap {
   'webhook.deliver': { deliveryId: string; attempt: number };
   /** The push notifications of one `message.created` event of the log. */
   'push.message': { eventId: string };
+  /** The link previews of one message event of the log (CONTRACT §26: a send, or an edit). */
+  'preview.message': { eventId: string };
   /** Builds one user export (CONTRACT §20); the job id is the export id. */
   'export.build': { exportId: string };
   /** Finishes one user erasure (CONTRACT §20) in batches; the job id is the erasure id. */

@@ -1,3 +1,4 @@
+import { LinkPreviewDto } from '../../previews/dto/preview.dto';
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { PageDto } from '../../common/http/page.dto';
 
@@ -107,6 +108,12 @@ export class MessageDto {
    */
   thread?: ThreadReadStateDto;
   reactions!: ReactionSummaryDto[];
+  /**
+   * Previews of the first 3 links in the content, in their order there: [] until the worker fetched
+   * them (a `message.updated` event then carries them), for a message sent with `skip_previews`, and
+   * once unsent. An edit drops the previews of links it removes.
+   */
+  previews!: LinkPreviewDto[];
   /** When the message was pinned; null when it is not pinned. */
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
   pinned_at!: string | null;

@@ -61,6 +61,9 @@ export class SendMessageDto {
   @IsRfc3339('scheduled_at')
   scheduled_at?: string;
 
+  /** CONTRACT §26: fetch no link previews for this message (nor after an edit of it). */
+  @IsOptional() @IsBoolean() skip_previews?: boolean;
+
   /** Backend keys: call the workspace's pre-send hook for this send too (a user's own sends always do). */
   @IsOptional() @IsBoolean() run_hooks?: boolean;
 

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { IsString, MaxLength, MinLength } from 'class-validator';
-import { MAX_PREVIEW_URL } from '../previews.service';
+import { MAX_PREVIEW_URL } from '../linked-urls';
 
 /** POST /v1/previews. */
 export class PreviewRequestDto {

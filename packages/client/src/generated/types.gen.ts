@@ -475,6 +475,29 @@ export type ReactionSummary = {
     reacted_by_me: boolean;
 };
 
+export type LinkPreview = {
+    /**
+     * og:description, else the meta description (at most 1,000 characters).
+     */
+    description: string | null;
+    /**
+     * og:image resolved against the page's URL (http or https only).
+     */
+    image_url: string | null;
+    /**
+     * og:site_name.
+     */
+    site_name: string | null;
+    /**
+     * The URL as it was written.
+     */
+    url: string;
+    /**
+     * og:title, else the page's <title> (at most 300 characters).
+     */
+    title: string;
+};
+
 export type Message = {
     user: MessageUser | null;
     type: 'text' | 'image' | 'file' | 'system';
@@ -553,6 +576,12 @@ export type Message = {
      */
     thread?: ThreadReadState;
     reactions: Array<ReactionSummary>;
+    /**
+     * Previews of the first 3 links in the content, in their order there: [] until the worker fetched
+     * them (a `message.updated` event then carries them), for a message sent with `skip_previews`, and
+     * once unsent. An edit drops the previews of links it removes.
+     */
+    previews: Array<LinkPreview>;
 };
 
 export type MyChannel = {
@@ -734,6 +763,10 @@ export type SendMessageDto = {
      */
     idempotency_key?: string;
     /**
+     * CONTRACT §26: fetch no link previews for this message (nor after an edit of it).
+     */
+    skip_previews?: boolean;
+    /**
      * Backend keys: call the workspace's pre-send hook for this send too (a user's own sends always do).
      */
     run_hooks?: boolean;
@@ -836,6 +869,10 @@ export type BackendSendMessageDto = {
      * Makes the send retryable: (sender, idempotency_key) is unique forever.
      */
     idempotency_key?: string;
+    /**
+     * CONTRACT §26: fetch no link previews for this message (nor after an edit of it).
+     */
+    skip_previews?: boolean;
     /**
      * Backend keys: call the workspace's pre-send hook for this send too (a user's own sends always do).
      */
@@ -1296,6 +1333,12 @@ export type SearchHit = {
      */
     thread?: ThreadReadState;
     reactions: Array<ReactionSummary>;
+    /**
+     * Previews of the first 3 links in the content, in their order there: [] until the worker fetched
+     * them (a `message.updated` event then carries them), for a message sent with `skip_previews`, and
+     * once unsent. An edit drops the previews of links it removes.
+     */
+    previews: Array<LinkPreview>;
 };
 
 export type SearchPage = {
@@ -1498,29 +1541,6 @@ export type PreviewRequestDto = {
      * An absolute http or https URL (at most 2,048 characters).
      */
     url: string;
-};
-
-export type LinkPreview = {
-    /**
-     * og:description, else the meta description (at most 1,000 characters).
-     */
-    description: string | null;
-    /**
-     * og:image resolved against the page's URL (http or https only).
-     */
-    image_url: string | null;
-    /**
-     * og:site_name.
-     */
-    site_name: string | null;
-    /**
-     * The URL as it was written.
-     */
-    url: string;
-    /**
-     * og:title, else the page's <title> (at most 300 characters).
-     */
-    title: string;
 };
 
 export type AuditEntry = {
