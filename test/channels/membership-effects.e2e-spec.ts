@@ -120,6 +120,7 @@ describe('membership side effects', () => {
         attachment_url: null,
         created_at: h.messages[0]!.created_at,
         metadata: {},
+        previews: [],
       });
     });
 

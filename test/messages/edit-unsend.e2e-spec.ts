@@ -28,6 +28,7 @@ describe('edit and unsend (SPEC message lifecycle; CONTRACT §7)', () => {
           channel_external_id: ch.external_id,
           content: 'first',
           metadata: {},
+          previews: [],
           edited_at: res.body.edited_at,
         },
       });

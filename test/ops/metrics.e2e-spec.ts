@@ -198,11 +198,12 @@ describe('metrics', () => {
   });
 
   it('reports the lag of every log follower', () => {
-    for (const follower of ['realtime', 'webhooks', 'push', 'search']) {
+    for (const follower of ['realtime', 'webhooks', 'push', 'search', 'previews']) {
       expect(value(after, 'chat_event_follower_lag_events', { follower })).toBeGreaterThanOrEqual(0);
       expect(value(after, 'chat_event_follower_lag_seconds', { follower })).toBeGreaterThanOrEqual(0);
     }
     expect(labelValues(after, 'chat_event_follower_lag_events', 'follower')).toEqual([
+      'previews',
       'push',
       'realtime',
       'search',

@@ -129,6 +129,7 @@ describe('webhook event payloads', () => {
         channel_external_id: 'room',
         content: 'hello',
         metadata: {},
+        previews: [],
         edited_at: edited.edited_at,
       },
     });
