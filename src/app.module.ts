@@ -46,6 +46,8 @@ import { ScheduledMessagesModule } from './scheduled/scheduled-messages.module';
 import { ScheduledFiringModule } from './scheduled/scheduled-firing.module';
 import { PreviewsModule } from './previews/previews.module';
 import { PreviewFetchModule } from './previews/preview-fetch.module';
+import { PollEngineModule } from './polls/poll-engine.module';
+import { PollsModule } from './polls/polls.module';
 import { BansModule } from './bans/bans.module';
 import { FlagsModule } from './flags/flags.module';
 import { ExportBuildModule } from './exports/export-build.module';
@@ -83,6 +85,7 @@ export class AppModule {
             RemindersModule,
             ScheduledMessagesModule,
             PreviewsModule,
+            PollsModule,
             ModerationModule,
             BansModule,
             FlagsModule,
@@ -116,6 +119,7 @@ export class AppModule {
         ReminderFiringModule,
         ScheduledFiringModule,
         PreviewFetchModule,
+        PollEngineModule, // polls closing at closes_at (the scheduler)
         ModerationEngineModule, // the moderation rules of every send (a worker sends scheduled messages)
         ...api,
       ],

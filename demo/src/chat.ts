@@ -673,6 +673,8 @@ class ChatApp {
             last_reply_at: d.last_reply_at,
             thread_participants: d.thread_participants,
           };
+        // a poll's counts or close: this user's own choices stay as their last answer said
+        if ('poll' in d) return { ...m, poll: { ...d.poll, my_votes: m.poll?.my_votes ?? [] } };
         // an edit, or the link previews the service found (previews only: content and metadata stand)
         return {
           ...m,

@@ -26,7 +26,34 @@ export interface ReactionView {
   reacted_by_me: boolean;
 }
 
-export type MessageType = 'text' | 'image' | 'file' | 'system';
+export type MessageType = 'text' | 'image' | 'file' | 'system' | 'poll';
+
+/** CONTRACT §28: a poll option and its votes. */
+export interface PollOptionView {
+  id: string;
+  text: string;
+  vote_count: number;
+}
+
+/** CONTRACT §28: the poll of a message of type `poll`. */
+export interface PollView {
+  id: string;
+  question: string;
+  options: PollOptionView[];
+  /** Votes cast (the sum of the options' vote_count). */
+  total_votes: number;
+  /** Users with a vote. */
+  voter_count: number;
+  multiple_choice: boolean;
+  anonymous: boolean;
+  closes_at: string | null;
+  closed: boolean;
+  closed_at: string | null;
+  /** Null once that user is gone. */
+  created_by: UserRef | null;
+  /** The options the viewing user chose: in answers to a user token; [] for a backend key; absent in broadcasts and webhooks. */
+  my_votes?: string[];
+}
 export type ReceiptStatus = 'sent' | 'delivered' | 'read';
 
 /** CONTRACT §26: a link's preview; `url` as the message's content writes it. */
@@ -36,6 +63,21 @@ export interface LinkPreview {
   description: string | null;
   image_url: string | null;
   site_name: string | null;
+}
+
+/** CONTRACT §28's webhook `poll.closed`. */
+export interface PollClosedPayload {
+  poll_id: string;
+  message_id: string;
+  channel_id: string;
+  channel_external_id: string;
+  poll: PollView;
+}
+
+/** CONTRACT §28's webhook `poll.voted`: who (null in an anonymous poll) and their options after the change ([] withdrawn). */
+export interface PollVotedPayload extends PollClosedPayload {
+  user: UserRef | null;
+  option_ids: string[];
 }
 
 /** The message object of CONTRACT §7, as one viewer sees it. */
@@ -66,6 +108,8 @@ export interface MessageView {
   reactions: ReactionView[];
   /** CONTRACT §26: previews of the links in the content, in their order there ([] until the worker found some, and once unsent). */
   previews: LinkPreview[];
+  /** CONTRACT §28: on a message of type `poll`: its poll (null once unsent). */
+  poll?: PollView | null;
   /** CONTRACT §16: when the message was pinned; null when it is not pinned. */
   pinned_at: string | null;
   /** Who pinned it: null when it is not pinned, or when a backend key (or a since deleted user) pinned it. */
@@ -361,6 +405,8 @@ export interface DomainEventMap {
       show_in_channel?: boolean;
       /** CONTRACT §26: [] (previews come later, in `message.updated`). */
       previews: LinkPreview[];
+      /** CONTRACT §28: a poll message's poll (without my_votes). */
+      poll?: PollView;
       /** CONTRACT §19: the author is shadow-banned (webhooks only; nobody else is told of the message). */
       shadowed?: true;
     };
@@ -393,6 +439,17 @@ export interface DomainEventMap {
       removed?: true;
     };
   };
+  /**
+   * CONTRACT §28: a poll's counts or its close: realtime `message.updated` `{id, channel_id, poll}` with
+   * its seq, and sync; no webhook (poll.voted and poll.closed are the webhooks).
+   */
+  'poll.updated': {
+    message: { id: string; channel_id: string; channel_external_id: string; poll: PollView };
+  };
+  /** CONTRACT §28: a vote changed; webhooks only (no audience, no channel). */
+  'poll.voted': PollVotedPayload;
+  /** CONTRACT §28: a poll closed; webhooks only. */
+  'poll.closed': PollClosedPayload;
   /**
    * A thread root's counters changed (a reply, or an unsend of one): realtime `message.updated` and sync
    * only, no webhook (CONTRACT §15). A reply's event is completed by chat_send_message with the counters.

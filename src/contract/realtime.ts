@@ -19,9 +19,11 @@ import type {
  */
 export interface ServerEventMap {
   'message.new': MessageView;
-  /** An edit, or a thread root's new counters (`reply_count`, `last_reply_at`, `thread_participants`). */
+  /** An edit, link previews found, a thread root's new counters (`reply_count`, `last_reply_at`, `thread_participants`), or a poll's counts or close (`poll`). */
   'message.updated':
-    DomainEventMap['message.updated']['message'] | DomainEventMap['thread.updated']['message'];
+    | DomainEventMap['message.updated']['message']
+    | DomainEventMap['thread.updated']['message']
+    | DomainEventMap['poll.updated']['message'];
   /** An unsend (the message stays, blanked), or with `removed: true` a message erased outright: drop it. */
   'message.deleted': DomainEventMap['message.deleted']['message'];
   'message.mentioned': DomainEventMap['message.mentioned'];

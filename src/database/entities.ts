@@ -5,6 +5,7 @@ import { ChannelMember } from '../channels/channel-member.entity';
 import { Channel } from '../channels/channel.entity';
 import { Draft } from '../drafts/draft.entity';
 import { Reminder } from '../reminders/reminder.entity';
+import { Poll, PollOption, PollVote } from '../polls/poll.entity';
 import { ScheduledMessage } from '../scheduled/scheduled-message.entity';
 import { LinkPreview } from '../previews/link-preview.entity';
 import { UserErasure } from '../erasure/user-erasure.entity';
@@ -71,6 +72,9 @@ export const ENTITIES = [
   Reminder,
   ScheduledMessage,
   LinkPreview,
+  Poll,
+  PollOption,
+  PollVote,
   ThreadRead,
   MessageThreadGap,
 ];

@@ -12,6 +12,7 @@ import type {
   MessageType,
   MessageUserView,
   MessageView,
+  PollView,
   QuotedMessagePayload,
   ReactionView,
   ReceiptStatus,
@@ -25,8 +26,11 @@ export interface MessageViewer {
   workspaceId: string;
   /** The user who looks (reacted_by_me); null for a backend key. */
   userId: string | null;
-  /** Leave out the user's thread read state (CONTRACT §23): a realtime envelope, live or in sync, carries none. */
-  noThreadState?: true;
+  /**
+   * A realtime envelope, live or in sync: it carries no viewer's thread read state (CONTRACT §23) nor a
+   * poll's my_votes (§28).
+   */
+  broadcast?: true;
 }
 
 const NO_THREAD_STATE = `LEFT JOIN LATERAL (SELECT NULL::boolean AS participant, NULL::int AS unread_replies, NULL::text AS last_read_at) ts ON true`;
@@ -38,6 +42,27 @@ const NO_THREAD_STATE = `LEFT JOIN LATERAL (SELECT NULL::boolean AS participant,
 export function threadParticipantsJson(ids: string): string {
   return `(SELECT json_agg(json_build_object('id', tu.id, 'external_id', tu.external_id, 'name', tu.name) ORDER BY x.ord)
              FROM unnest(${ids}) WITH ORDINALITY AS x(id, ord) JOIN users tu ON tu.id = x.id AND tu.external_id IS NOT NULL)`;
+}
+
+/**
+ * CONTRACT §28: the poll (json) of each poll message of `msg`, and `my_votes`, the option ids `viewer`
+ * (a uuid expression; null: none) chose. Only rows of type poll are looked up.
+ */
+export function pollsSql(viewer: string): string {
+  return `SELECT p.message_id, json_build_object(
+            'id', p.id, 'question', p.question,
+            'options', (SELECT json_agg(json_build_object('id', o.id, 'text', o.text, 'vote_count', o.vote_count) ORDER BY o.position)
+                          FROM poll_options o WHERE o.poll_id = p.id),
+            'total_votes', p.total_votes, 'voter_count', p.voter_count,
+            'multiple_choice', p.multiple_choice, 'anonymous', p.anonymous,
+            'closes_at', ${isoTime('p.closes_at')}, 'closed', p.closed_at IS NOT NULL, 'closed_at', ${isoTime('p.closed_at')},
+            'created_by', (SELECT json_build_object('id', cu.id, 'external_id', cu.external_id, 'name', cu.name)
+                             FROM users cu WHERE cu.id = p.created_by AND cu.external_id IS NOT NULL)) AS poll,
+          (SELECT coalesce(json_agg(v.option_id ORDER BY o.position), '[]'::json)
+             FROM poll_votes v JOIN poll_options o ON o.id = v.option_id
+            WHERE v.poll_id = p.id AND v.user_id = ${viewer}) AS my_votes
+     FROM msg JOIN polls p ON p.message_id = msg.id
+    WHERE msg.type = 'poll'`;
 }
 
 /** CONTRACT §7: the quote carries the first 180 Unicode code points of the parent's content. */
@@ -109,6 +134,8 @@ export function sourceParam(params: unknown[], value: unknown, type: 'uuid' | 't
 
 interface RenderedRow extends MessageRow {
   created_key: string | null;
+  poll: PollView | null;
+  my_votes: string[] | null;
   mentions: MentionRef[] | null;
   reactions: ReactionView[] | null;
   receipt_status: ReceiptStatus;
@@ -157,7 +184,7 @@ export class MessageViews {
     // or past the message" is "the furthest-behind member other than the author is", whoever the author
     // is. Reactions and mentions are aggregated for the page at once (a subquery per message cost more
     // than the rest of the statement).
-    const threads = viewer.userId !== null && !viewer.noThreadState;
+    const threads = viewer.userId !== null && !viewer.broadcast;
     const rows = await prepared<RenderedRow>(
       m,
       `WITH src AS (${source.sql}),
@@ -189,7 +216,8 @@ export class MessageViews {
                                         ORDER BY mm.position) AS mentions
            FROM message_mentions mm JOIN users mu ON mu.id = mm.user_id AND mu.external_id IS NOT NULL
           WHERE mm.message_id IN (SELECT id FROM src)
-          GROUP BY mm.message_id)
+          GROUP BY mm.message_id),
+       px AS (${pollsSql('$2::uuid')})
        SELECT msg.id, msg.channel_id, c.external_id AS channel_external_id, msg.user_id,
               u.id AS u_id, u.external_id AS u_external_id, u.name AS u_name, u.avatar_url AS u_avatar_url,
               msg.content, msg.type, msg.attachment_url, msg.attachment, msg.metadata, msg.previews, msg.parent_id,
@@ -202,7 +230,7 @@ export class MessageViews {
               left(p.content, ${QUOTE_MAX_CODE_POINTS}) AS p_content, p.type AS p_type, p.deleted_at IS NOT NULL AS p_deleted,
               ${isoTime('pin.pinned_at')} AS pinned_at, pb.id AS pb_id, pb.external_id AS pb_external_id, pb.name AS pb_name,
               CASE WHEN msg.deleted_at IS NULL THEN mx.mentions END AS mentions,
-              rx.reactions,
+              rx.reactions, px.poll, px.my_votes,
               -- the furthest-behind member other than the author decides (nobody else: sent)
               CASE WHEN b.delivered IS NULL THEN 'sent'
                    WHEN c.receipts AND b.read >= msg.created_at THEN 'read'
@@ -229,11 +257,12 @@ export class MessageViews {
          }
          LEFT JOIN rx ON rx.message_id = msg.id
          LEFT JOIN mx ON mx.message_id = msg.id
+         LEFT JOIN px ON px.message_id = msg.id
         ORDER BY msg.ord`,
       [viewer.workspaceId, viewer.userId, ...source.params],
     );
     return rows.map((r) => ({
-      view: viewOf(r, viewer.userId, threads),
+      view: viewOf(r, viewer.userId, threads, !viewer.broadcast),
       created_key: r.created_key,
     }));
   }
@@ -244,8 +273,11 @@ export class MessageViews {
   }
 }
 
-/** `viewer` null: rendered for no user (a backend key, or realtime before it picks the sockets). */
-function viewOf(r: RenderedRow, viewer: string | null, threads: boolean): MessageView {
+/**
+ * `viewer` null: rendered for no user (a backend key, or realtime before it picks the sockets);
+ * `answer`: for a caller (a poll's my_votes), not a broadcast.
+ */
+function viewOf(r: RenderedRow, viewer: string | null, threads: boolean, answer: boolean): MessageView {
   const unseen = viewer === null;
   const deleted = r.deleted_at !== null;
   // an unsent message keeps its place in history but says nothing about what it said
@@ -302,6 +334,9 @@ function viewOf(r: RenderedRow, viewer: string | null, threads: boolean): Messag
       reacted_by_me: x.reacted_by_me,
     })),
     previews: deleted ? [] : r.previews,
+    ...(r.type === 'poll'
+      ? { poll: deleted || !r.poll ? null : answer ? { ...r.poll, my_votes: r.my_votes ?? [] } : r.poll }
+      : {}),
     pinned_at: r.pinned_at,
     pinned_by: r.pb_id ? { id: r.pb_id, external_id: r.pb_external_id!, name: r.pb_name } : null,
     ...(r.shadowed && unseen ? { shadowed: true as const } : {}),
@@ -440,6 +475,13 @@ export function createdPayload(v: MessageView): DomainEventMap['message.created'
       ...(v.mentions?.length ? { mentions: v.mentions } : {}),
       ...(v.thread_id ? { thread_id: v.thread_id, show_in_channel: v.show_in_channel === true } : {}),
       previews: v.previews,
+      ...(v.poll ? { poll: broadcastPoll(v.poll) } : {}),
     },
   };
+}
+
+/** A poll as broadcasts and webhooks show it: nobody's my_votes. */
+export function broadcastPoll(poll: PollView): PollView {
+  const { my_votes: _, ...rest } = poll;
+  return rest;
 }

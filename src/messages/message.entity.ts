@@ -12,7 +12,7 @@ import { User } from '../users/user.entity';
   unique: true,
   where: 'idempotency_key IS NOT NULL',
 })
-@Check('messages_type_check', `type IN ('text', 'image', 'file', 'system')`)
+@Check('messages_type_check', `type IN ('text', 'image', 'file', 'system', 'poll')`)
 // (channel_id, created_at DESC, id DESC) INCLUDE (user_id, deleted_at, channel_no) WHERE show_in_channel IS NOT FALSE:
 // TypeORM cannot state descending keys or INCLUDE
 @Index('messages_channel_time', { synchronize: false })

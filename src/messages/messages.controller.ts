@@ -104,7 +104,7 @@ export class MessagesController {
       if (system === true) throw AppError.validation('scheduled_at', 'a system message cannot be scheduled');
       return scheduled(res, await this.scheduling.schedule(p, channel_id, body));
     }
-    return answer(res, await this.messages.send(p, channel_id, body, system === true));
+    return answer(res, await this.messages.send(p, channel_id, body, { system: system === true }));
   }
 
   /** Newest first; `before` pages back, `after` (cursor or RFC 3339 time) catches up oldest first. */

@@ -121,27 +121,28 @@ export class MessagesRepository {
    * same statement (message_search, migration 1763691090000): the indexer only fills in missing ones.
    */
   /**
-   * The new content (and metadata), its search document, and the link previews of the URLs the new
-   * content still has (`urls`, CONTRACT §26: the others go at once; new ones are the worker's, fetched
-   * under the address policy of the instance that took the edit, `allowPrivate`).
+   * The new content (null: kept) and metadata (undefined: kept), its search document, and the link
+   * previews of the URLs the new content still has (`urls`, CONTRACT §26: the others go at once; new
+   * ones are the worker's, fetched under the address policy of the instance that took the edit,
+   * `allowPrivate`).
    */
   async edit(
     m: EntityManager,
     id: string,
-    content: string,
-    urls: string[],
+    content: string | null,
+    urls: string[] | null,
     allowPrivate: boolean,
     metadata?: Record<string, unknown>,
   ): Promise<void> {
     await m.query(
       `WITH edited AS (
-         UPDATE messages SET content = $2, edited_at = clock_timestamp(),
+         UPDATE messages SET content = coalesce($2::text, content), edited_at = clock_timestamp(),
                 metadata = CASE WHEN $3 THEN nullif($4::jsonb, '{}'::jsonb) ELSE metadata END,
-                previews = CASE WHEN previews = '[]'::jsonb THEN previews ELSE
+                previews = CASE WHEN $5::text[] IS NULL OR previews = '[]'::jsonb THEN previews ELSE
                              (SELECT coalesce(jsonb_agg(p.v ORDER BY p.i), '[]'::jsonb)
                                 FROM jsonb_array_elements(previews) WITH ORDINALITY AS p(v, i)
                                WHERE p.v->>'url' = ANY($5::text[])) END,
-                previews_allow_private = $6
+                previews_allow_private = CASE WHEN $2::text IS NULL THEN previews_allow_private ELSE $6 END
           WHERE id = $1
          RETURNING id, content, channel_id, deleted_at)
        INSERT INTO message_search (message_id, channel_id, doc)
@@ -175,7 +176,7 @@ export class MessagesRepository {
   }
 
   /**
-   * Blanks content, attachment, metadata and link previews and stamps deleted_at; `forgetAuthor` also clears user_id
+   * Blanks content, attachment, metadata, link previews and a poll and stamps deleted_at; `forgetAuthor` also clears user_id
    * (an erasure's anonymize, in the same row version). The search document becomes NULL in the same
    * statement (a row is written if the indexer had not reached the message, so it cannot index the old
    * text later). Answers each message's deleted_at.
@@ -191,7 +192,13 @@ export class MessagesRepository {
          RETURNING id, channel_id, deleted_at),
        unindexed AS (
          INSERT INTO message_search (message_id, channel_id, doc) SELECT id, channel_id, NULL FROM unsent
-         ON CONFLICT (message_id) DO UPDATE SET doc = NULL)
+         ON CONFLICT (message_id) DO UPDATE SET doc = NULL),
+       -- CONTRACT §28: an unsent poll is blanked (closed without an event), its votes dropped
+       unpolled AS (
+         UPDATE polls p SET closed_at = coalesce(p.closed_at, clock_timestamp()), total_votes = 0, voter_count = 0
+           FROM unsent WHERE p.message_id = unsent.id RETURNING p.id),
+       unvoted AS (DELETE FROM poll_votes v USING unpolled WHERE v.poll_id = unpolled.id),
+       uncounted AS (UPDATE poll_options o SET vote_count = 0 FROM unpolled WHERE o.poll_id = unpolled.id)
        SELECT id, deleted_at FROM unsent`,
       [ids, forgetAuthor],
     );

@@ -27,7 +27,7 @@ import {
   PENDING_TIME,
   userRef,
 } from './message-view.service';
-import type { MessageUserView, MessageView } from '../contract/events';
+import type { MessageType, MessageUserView, MessageView } from '../contract/events';
 import { MessagesRepository } from './messages.repository';
 import { MessageUnsend } from './message-unsend';
 import { PreSendHook } from './pre-send-hook';
@@ -38,6 +38,30 @@ import type { PreSendHookSettings } from '../workspaces/workspace-settings';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import type { ScheduledSend } from './message-scheduling';
 import { Metrics, SendOutcome as SendMetric, Transport } from '../ops/metrics';
+
+/** What a send of a special kind adds (a poll, CONTRACT §28). */
+export interface SendAddition {
+  /** The message's type, instead of the one its attachment makes. */
+  type: MessageType;
+  /**
+   * Given the content as it will be stored (moderation may have masked it) and who sends where: the
+   * answer's extra fields (also in `message.created`) and the rows to write in the send's transaction.
+   */
+  build(
+    content: string,
+    at: { channelId: string; channelExternalId: string; user: MessageUserView },
+  ): Promise<{ fields: Partial<MessageView>; write(m: EntityManager, messageId: string): Promise<void> }>;
+}
+
+/** How a send is made besides its body. */
+export interface SendOptions {
+  /** A backend's system message (no sender). */
+  system?: boolean;
+  transport?: Transport;
+  /** A scheduled message firing (CONTRACT §25). */
+  scheduled?: ScheduledSend;
+  addition?: SendAddition;
+}
 
 export interface SendResult {
   message: MessageView;
@@ -79,9 +103,7 @@ export class MessagesService {
     p: WorkspacePrincipal,
     channelRef: string,
     dto: SendMessageDto,
-    system = false,
-    transport: Transport = 'rest',
-    scheduled?: ScheduledSend,
+    { system = false, transport = 'rest', scheduled, addition }: SendOptions = {},
   ): Promise<SendResult> {
     const started = performance.now();
     const type = system
@@ -91,7 +113,7 @@ export class MessagesService {
         : 'regular';
     let outcome: SendMetric = 'failed';
     try {
-      const result = await this.sendChecked(p, channelRef, dto, system, scheduled);
+      const result = await this.sendChecked(p, channelRef, dto, system, scheduled, addition);
       outcome = result.replayed ? 'replayed' : 'created';
       return { ...result, message: answerView(p.kind, result.message) };
     } catch (e) {
@@ -114,6 +136,7 @@ export class MessagesService {
     dto: SendMessageDto,
     system: boolean,
     scheduled: ScheduledSend | undefined,
+    addition: SendAddition | undefined,
   ): Promise<SendResult> {
     const ctx = await this.writes.read(p, channelRef, system ? 'send_system' : 'send', {
       userExternalId: dto.user_external_id,
@@ -134,8 +157,9 @@ export class MessagesService {
     let draft = await this.rules.validate(p.workspaceId, channel, dto, content, system);
     let metadata = dto.metadata;
     // CONTRACT §27: a user's send (a backend's with run_hooks) meets the pre-send hook here, after
-    // validation and before moderation; the hook is told the id the message will get
-    const hook = sender ? await this.hookOf(p, dto) : null;
+    // validation and before moderation; the hook is told the id the message will get (not for a poll:
+    // moderation checks its question and options)
+    const hook = sender && !addition ? await this.hookOf(p, dto) : null;
     let messageId: string | null = null;
     if (hook && sender) {
       messageId = newId();
@@ -185,10 +209,15 @@ export class MessagesService {
         kind: 'send',
       });
     }
+    const added = await addition?.build(verdict.content, {
+      channelId: channel.id,
+      channelExternalId: channel.external_id,
+      user: sender!,
+    });
     return this.persist(
       ctx,
       sender,
-      { ...draft, content: verdict.content },
+      { ...draft, content: verdict.content, type: addition?.type ?? draft.type },
       {
         id: messageId,
         idempotencyKey: dto.idempotency_key ?? null,
@@ -199,6 +228,7 @@ export class MessagesService {
       },
       verdict,
       scheduled,
+      added,
     );
   }
 
@@ -206,16 +236,22 @@ export class MessagesService {
   async edit(
     p: WorkspacePrincipal,
     id: string,
-    content: string,
+    content: string | undefined,
     metadata?: Record<string, unknown>,
   ): Promise<MessageView> {
     const ctx = await this.writes.open(p, null, 'edit', { messageId: id });
     const head = ctx.message!;
-    if (!content.trim() && !head.attachment_url)
+    if (content === undefined) {
+      if (metadata === undefined)
+        throw AppError.validation('content', 'give the new content, metadata or both');
+    } else if (head.type === 'poll') {
+      throw AppError.validation('content', "a poll's question cannot be changed (its metadata can)");
+    } else if (!content.trim() && !head.attachment_url) {
       throw AppError.validation('content', 'must not be empty without an attachment');
-    this.rules.checkSize(content);
-    let verdict: ModerationVerdict = { content };
-    if (head.user_id && head.type !== 'system') {
+    }
+    if (content !== undefined) this.rules.checkSize(content);
+    let verdict: { content: string | undefined; record?: ModerationVerdict['record'] } = { content };
+    if (content !== undefined && head.user_id && head.type !== 'system') {
       verdict = await this.moderation.evaluate({
         workspaceId: p.workspaceId,
         channelId: head.channel_id,
@@ -231,8 +267,8 @@ export class MessagesService {
       await this.repo.edit(
         s.m,
         head.id,
-        verdict.content,
-        linkedUrls(verdict.content),
+        verdict.content ?? null,
+        verdict.content === undefined ? null : linkedUrls(verdict.content),
         this.http.allowsPrivateNetworks,
         metadata,
       );
@@ -323,13 +359,14 @@ export class MessagesService {
     },
     verdict: ModerationVerdict,
     scheduled?: ScheduledSend,
+    added?: Awaited<ReturnType<SendAddition['build']>>,
   ): Promise<SendResult> {
     const metadata = o.metadata && Object.keys(o.metadata).length ? o.metadata : null;
     const { channel, workspaceId } = ctx;
     // CONTRACT §19: a shadow-banned author's message reaches only them and the backend: no mention, no
     // thread counters (chat_send_message counts it nowhere), and webhooks see it marked
     const shadowed = sender !== null && ctx.ban === 'shadow';
-    const pending = freshView({
+    const pending: MessageView = freshView({
       id: PENDING_MESSAGE_ID,
       channel,
       user: sender,
@@ -345,6 +382,7 @@ export class MessagesService {
       metadata: metadata ?? {},
       created_at: PENDING_TIME,
     });
+    Object.assign(pending, added?.fields);
     const created = createdPayload(pending);
     if (shadowed) created.message.shadowed = true;
     const events: OutgoingEvent[] = [
@@ -405,10 +443,11 @@ export class MessagesService {
         ? { skip: false, allowPrivate: true }
         : null;
     const also =
-      record || previews
+      record || previews || added
         ? async (m: EntityManager, id: string) => {
             await record?.(m, id);
             if (previews) await this.repo.previewPolicy(m, id, previews);
+            await added?.write(m, id);
           }
         : undefined;
     const out: SendOutcome = scheduled

@@ -16,6 +16,7 @@ export function messageIdOf(e: StoredEvent): string | null {
     case 'message.updated':
     case 'message.deleted':
     case 'thread.updated':
+    case 'poll.updated':
     case 'message.pinned':
     case 'message.unpinned':
       return e.payload.message.id;
@@ -31,6 +32,9 @@ export function messageIdOf(e: StoredEvent): string | null {
     case 'message.moderated':
     case 'message.flagged':
       return e.payload.message_id ?? null;
+    case 'poll.voted':
+    case 'poll.closed':
+      return e.payload.message_id;
     case 'user.created':
     case 'user.banned':
     case 'user.unbanned':
@@ -106,7 +110,7 @@ export class EnvelopeBuilder {
     m: EntityManager = this.db.manager,
   ): Promise<Map<string, MessageView>> {
     // an envelope is the same live and in sync: no viewer's thread read state (CONTRACT §23)
-    const views = await this.views.render(m, { workspaceId, userId: viewerId, noThreadState: true }, ids);
+    const views = await this.views.render(m, { workspaceId, userId: viewerId, broadcast: true }, ids);
     // a shadowed message reaches only its author here, who must not learn of the shadow ban
     return new Map(views.map(({ shadowed: _, ...v }) => [v.id, v]));
   }
@@ -119,6 +123,7 @@ export class EnvelopeBuilder {
       }
       case 'message.updated':
       case 'thread.updated': // a root's counters
+      case 'poll.updated': // a poll's counts or close
         return envelope(e, 'message.updated', e.payload.message);
       case 'message.deleted':
         return envelope(e, 'message.deleted', e.payload.message);
@@ -176,6 +181,8 @@ export class EnvelopeBuilder {
         return envelope(e, 'scheduled.failed', e.payload);
       case 'user.created': // webhook-only events have no realtime form
       case 'reminder.due':
+      case 'poll.voted':
+      case 'poll.closed':
       case 'user.banned':
       case 'user.unbanned':
       case 'user.flagged':

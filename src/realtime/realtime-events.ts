@@ -66,6 +66,7 @@ export const REALTIME_NAME: Partial<Record<DomainEventType, ServerEventName>> = 
   'message.created': 'message.new',
   'message.updated': 'message.updated',
   'thread.updated': 'message.updated',
+  'poll.updated': 'message.updated',
   'message.deleted': 'message.deleted',
   'message.mentioned': 'message.mentioned',
   'message.pinned': 'message.pinned',

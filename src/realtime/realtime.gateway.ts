@@ -404,8 +404,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
             gateway.principal(socket),
             channel_id,
             Object.assign(new SendMessageDto(), body),
-            false,
-            'socket',
+            { transport: 'socket' },
           );
           return result.message;
         }),

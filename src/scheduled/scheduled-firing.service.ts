@@ -151,7 +151,7 @@ export class ScheduledFiring implements DueSource, OnModuleInit {
     };
     let result: SendResult;
     try {
-      result = await this.messages.send(p, row.channel_id, dto, false, 'scheduler', steps);
+      result = await this.messages.send(p, row.channel_id, dto, { transport: 'scheduler', scheduled: steps });
     } catch (e) {
       if (e instanceof TakenBack) return; // changed or cancelled meanwhile: a changed one fires again
       if (e instanceof AppError && httpStatusOf(e.code) < 500) return this.failed(row, claim, e);

@@ -27,6 +27,8 @@ export const WEBHOOK_EVENTS = [
   'user.banned',
   'user.unbanned',
   'reminder.due',
+  'poll.voted',
+  'poll.closed',
 ] as const satisfies readonly DomainEventType[];
 
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];

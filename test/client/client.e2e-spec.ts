@@ -186,6 +186,26 @@ describe('@chat-service/client', () => {
     expect([(gone as ChatApiError).status, (gone as ChatApiError).code]).toEqual([404, 'NOT_FOUND']);
   });
 
+  it('creates a poll, votes, lists the voters, closes it, and hears the counts change', async () => {
+    const a = track(recordedClient(t, ws, ana));
+    const b = track(recordedClient(t, ws, bo));
+    await a.client.connect();
+    const m = await a.client.createPoll('team', { question: 'Where?', options: ['Here', 'There'] });
+    const [here, there] = m.poll!.options.map((o) => o.id) as [string, string];
+    expect((await b.client.votePoll(m.id, [there])).poll!.my_votes).toEqual([there]);
+    expect((await b.client.votePoll(m.id, [here])).poll!.options.map((o) => o.vote_count)).toEqual([1, 0]);
+    expect((await b.client.listPollVotes(m.id)).votes.map((v) => [v.user.external_id, v.option_id])).toEqual([
+      ['bo', here],
+    ]);
+    expect((await b.client.withdrawPollVote(m.id)).poll!.voter_count).toBe(0);
+    expect((await a.client.closePoll(m.id)).poll!.closed).toBe(true);
+    await until('the close is heard', () =>
+      a.events.some((e) => e.type === 'message.updated' && 'poll' in e.data && e.data.poll.closed),
+    );
+    const late = await b.client.votePoll(m.id, [here]).catch((e: unknown) => e);
+    expect([(late as ChatApiError).status, (late as ChatApiError).code]).toEqual([409, 'POLL_CLOSED']);
+  });
+
   it('reads and marks threads, lists the caller’s threads, and hears its own thread read state', async () => {
     const a = track(recordedClient(t, ws, ana));
     const b = track(recordedClient(t, ws, bo));

@@ -44,6 +44,9 @@ import type {
   ListMyRemindersData,
   ListMyScheduledMessagesData,
   LinkPreview,
+  CreatePollDto,
+  ListPollVotesData,
+  PollVoteListDto,
   Reminder,
   ReminderList,
   ScheduledMessage,
@@ -114,6 +117,7 @@ export interface SendOptions {
 export type ListMyChannelsQuery = NonNullable<ListMyChannelsData['query']>;
 export type ListMessagesQuery = NonNullable<ListMessagesData['query']>;
 export type ListRepliesQuery = NonNullable<ListRepliesData['query']>;
+export type ListPollVotesQuery = NonNullable<ListPollVotesData['query']>;
 export type ListPinsQuery = NonNullable<ListPinnedMessagesData['query']>;
 export type SearchMessagesQuery = SearchMessagesData['query'];
 export type SearchChannelMessagesQuery = SearchChannelMessagesData['query'];
@@ -512,6 +516,40 @@ export class ChatClient {
 
   removeReaction(messageId: string, emoji: string): Promise<Message> {
     return this.rest.json('DELETE', `/v1/messages/${seg(messageId)}/reactions/${seg(emoji)}`);
+  }
+
+  /** CONTRACT §28: a poll, sent as a message of type `poll` (retried safely: an idempotency key is added). */
+  createPoll(channelId: string, input: CreatePollDto, opts: SendOptions = {}): Promise<Message> {
+    const body: CreatePollDto = { ...input, idempotency_key: input.idempotency_key ?? randomId() };
+    return this.retrying(
+      () =>
+        this.rest.json<Message>('POST', `/v1/channels/${seg(channelId)}/polls`, {
+          body,
+          ...(opts.signal ? { signal: opts.signal } : {}),
+        }),
+      opts,
+    );
+  }
+
+  /** Replaces the user's vote with these options; answers the poll message with the new counts and `my_votes`. */
+  votePoll(messageId: string, optionIds: string[]): Promise<Message> {
+    return this.rest.json('PUT', `/v1/messages/${seg(messageId)}/poll/vote`, {
+      body: { option_ids: optionIds },
+    });
+  }
+
+  withdrawPollVote(messageId: string): Promise<Message> {
+    return this.rest.json('DELETE', `/v1/messages/${seg(messageId)}/poll/vote`);
+  }
+
+  /** Its creator or a group admin. */
+  closePoll(messageId: string): Promise<Message> {
+    return this.rest.json('POST', `/v1/messages/${seg(messageId)}/poll/close`);
+  }
+
+  /** Who voted, newest first (403 POLL_ANONYMOUS for an anonymous poll). */
+  listPollVotes(messageId: string, query: ListPollVotesQuery = {}): Promise<PollVoteListDto> {
+    return this.rest.json('GET', `/v1/messages/${seg(messageId)}/poll/votes`, { query });
   }
 
   /** A thread's replies, oldest first. */

@@ -8,6 +8,7 @@ export type {
   ListMyChannelsQuery,
   ListMessagesQuery,
   ListRepliesQuery,
+  ListPollVotesQuery,
   ListPinsQuery,
   SearchMessagesQuery,
   SearchChannelMessagesQuery,

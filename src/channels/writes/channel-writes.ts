@@ -1,3 +1,4 @@
+import type { MessageType } from '../../contract/events';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { WorkspacePrincipal } from '../../common/auth/principal';
@@ -30,7 +31,7 @@ export interface MessageHead {
   channel_id: string;
   channel_external_id: string;
   user_id: string | null;
-  type: 'text' | 'image' | 'file' | 'system';
+  type: MessageType;
   attachment_url: string | null;
   deleted_at: Date | null;
   /** Sent while its author was shadow-banned (CONTRACT §19): nobody but the author and the backend sees it. */

@@ -62,6 +62,19 @@ export const WRITE_POLICIES = {
   unsend: { actor: 'caller', need: 'member', frozen: true, author: true, window: 'unsend' },
   react: { actor: 'acting', need: 'member', frozen: true, banned: true, live: true },
   unreact: { actor: 'acting', need: 'member', frozen: true, banned: true },
+  /** CONTRACT §28: a vote, or its withdrawal, as for reactions. */
+  vote: {
+    actor: 'acting',
+    need: 'member',
+    frozen: true,
+    banned: true,
+    live: true,
+    unsent: 'An unsent poll takes no votes',
+  },
+  /** Its creator, a group admin or the backend (PollsService decides among members). */
+  close_poll: { actor: 'caller', need: 'member', live: true, unsent: 'The poll was unsent' },
+  /** Who voted (PollsService refuses an anonymous poll). */
+  list_votes: { actor: 'caller', need: 'member', live: true, unsent: 'The poll was unsent' },
   pin: { actor: 'caller', need: 'manage', live: true, unsent: 'An unsent message cannot be pinned' },
   unpin: { actor: 'caller', need: 'manage' },
   mark_read: { actor: 'acting', need: 'member' },

@@ -14,6 +14,8 @@ export type ErrorCode =
   | 'REMINDER_EXISTS'
   | 'REMINDER_LIMIT'
   | 'SCHEDULED_LIMIT'
+  | 'POLL_CLOSED'
+  | 'POLL_ANONYMOUS'
   | 'MESSAGE_TOO_LARGE'
   | 'ATTACHMENT_TOO_LARGE'
   | 'PAYLOAD_TOO_LARGE'
@@ -48,6 +50,8 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   REMINDER_EXISTS: 'You already have a reminder about this message',
   REMINDER_LIMIT: 'You have as many reminders as you may have',
   SCHEDULED_LIMIT: 'You have as many scheduled messages as you may have',
+  POLL_CLOSED: 'The poll is closed',
+  POLL_ANONYMOUS: 'The poll is anonymous: nobody can see who voted',
   MESSAGE_TOO_LARGE: 'The message is too large',
   ATTACHMENT_TOO_LARGE: 'The attachment is too large',
   PAYLOAD_TOO_LARGE: 'The request body is too large',
@@ -99,6 +103,7 @@ export function httpStatusOf(code: ErrorCode): number {
     case 'MUTED':
     case 'BANNED':
     case 'CHANNEL_FROZEN':
+    case 'POLL_ANONYMOUS':
       return 403;
     case 'NOT_FOUND':
       return 404;
@@ -107,6 +112,7 @@ export function httpStatusOf(code: ErrorCode): number {
     case 'REMINDER_EXISTS':
     case 'REMINDER_LIMIT':
     case 'SCHEDULED_LIMIT':
+    case 'POLL_CLOSED':
       return 409;
     case 'MESSAGE_TOO_LARGE':
     case 'ATTACHMENT_TOO_LARGE':

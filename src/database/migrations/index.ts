@@ -36,6 +36,7 @@ import { ScheduledMessages1763691190000 } from './1763691190000-scheduled-messag
 import { SendWithGivenId1763691200000 } from './1763691200000-send-with-given-id';
 import { LinkPreviews1763691210000 } from './1763691210000-link-previews';
 import { MessagePreviews1763691220000 } from './1763691220000-message-previews';
+import { Polls1763691230000 } from './1763691230000-polls';
 
 /** Every migration, in order. Listed explicitly so the same array serves the app, the CLI and tests. */
 export const MIGRATIONS = [
@@ -77,4 +78,5 @@ export const MIGRATIONS = [
   SendWithGivenId1763691200000,
   LinkPreviews1763691210000,
   MessagePreviews1763691220000,
+  Polls1763691230000,
 ];

@@ -65,6 +65,40 @@ export class ThreadReadStateDto {
   last_read_at!: string | null;
 }
 
+@ApiSchema({ name: 'PollOption' })
+export class PollOptionDto {
+  id!: string;
+  text!: string;
+  vote_count!: number;
+}
+
+/** CONTRACT §28: a poll; its message's `content` is the question. */
+@ApiSchema({ name: 'Poll' })
+export class PollDto {
+  id!: string;
+  question!: string;
+  /** In the order they were given. */
+  options!: PollOptionDto[];
+  /** Votes cast: the sum of the options' vote_count (a multiple-choice voter casts several). */
+  total_votes!: number;
+  /** Users with a vote. */
+  voter_count!: number;
+  multiple_choice!: boolean;
+  /** Nobody, the backend included, can list an anonymous poll's voters; poll.voted names no user. */
+  anonymous!: boolean;
+  /** When it closes by itself; null: only by hand. */
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  closes_at!: string | null;
+  closed!: boolean;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  closed_at!: string | null;
+  /** Null once that user is gone. */
+  @ApiProperty({ type: UserRefDto, nullable: true })
+  created_by!: UserRefDto | null;
+  /** The option ids the calling user chose: in answers to a user token ([] for a backend key); never in realtime events or webhooks. */
+  my_votes?: string[];
+}
+
 @ApiSchema({ name: 'Message' })
 export class MessageDto {
   id!: string;
@@ -76,8 +110,8 @@ export class MessageDto {
   user!: MessageUserDto | null;
   /** '' when unsent. */
   content!: string;
-  @ApiProperty({ enum: ['text', 'image', 'file', 'system'] })
-  type!: 'text' | 'image' | 'file' | 'system';
+  @ApiProperty({ enum: ['text', 'image', 'file', 'system', 'poll'] })
+  type!: 'text' | 'image' | 'file' | 'system' | 'poll';
   attachment_url!: string | null;
   @ApiProperty({ type: MessageAttachmentDto, nullable: true })
   attachment!: MessageAttachmentDto | null;
@@ -114,6 +148,9 @@ export class MessageDto {
    * once unsent. An edit drops the previews of links it removes.
    */
   previews!: LinkPreviewDto[];
+  /** Only on a message of type `poll`: its poll; null once the poll message is unsent. */
+  @ApiProperty({ type: () => PollDto, nullable: true, required: false })
+  poll?: PollDto | null;
   /** When the message was pinned; null when it is not pinned. */
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
   pinned_at!: string | null;

@@ -18,7 +18,7 @@ export type Readiness = {
     checks: ReadinessChecks;
 };
 
-export type ErrorCode = 'VALIDATION_ERROR' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_A_MEMBER' | 'NOT_AUTHOR' | 'MUTED' | 'BANNED' | 'CHANNEL_FROZEN' | 'NOT_FOUND' | 'LAST_ADMIN' | 'PIN_LIMIT' | 'REMINDER_EXISTS' | 'REMINDER_LIMIT' | 'SCHEDULED_LIMIT' | 'MESSAGE_TOO_LARGE' | 'ATTACHMENT_TOO_LARGE' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'EDIT_WINDOW_EXPIRED' | 'UNSEND_WINDOW_EXPIRED' | 'MESSAGE_REJECTED' | 'PREVIEW_UNAVAILABLE' | 'MESSAGE_DELETED' | 'RATE_LIMITED' | 'SLOW_MODE' | 'INTERNAL' | 'UNAVAILABLE';
+export type ErrorCode = 'VALIDATION_ERROR' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_A_MEMBER' | 'NOT_AUTHOR' | 'MUTED' | 'BANNED' | 'CHANNEL_FROZEN' | 'NOT_FOUND' | 'LAST_ADMIN' | 'PIN_LIMIT' | 'REMINDER_EXISTS' | 'REMINDER_LIMIT' | 'SCHEDULED_LIMIT' | 'POLL_CLOSED' | 'POLL_ANONYMOUS' | 'MESSAGE_TOO_LARGE' | 'ATTACHMENT_TOO_LARGE' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'EDIT_WINDOW_EXPIRED' | 'UNSEND_WINDOW_EXPIRED' | 'MESSAGE_REJECTED' | 'PREVIEW_UNAVAILABLE' | 'MESSAGE_DELETED' | 'RATE_LIMITED' | 'SLOW_MODE' | 'INTERNAL' | 'UNAVAILABLE';
 
 export type ErrorDetail = {
     /**
@@ -436,6 +436,48 @@ export type UserRef = {
     name: string | null;
 };
 
+export type PollOption = {
+    id: string;
+    text: string;
+    vote_count: number;
+};
+
+export type Poll = {
+    /**
+     * When it closes by itself; null: only by hand.
+     */
+    closes_at: string | null;
+    closed_at: string | null;
+    /**
+     * Null once that user is gone.
+     */
+    created_by: UserRef | null;
+    id: string;
+    question: string;
+    /**
+     * In the order they were given.
+     */
+    options: Array<PollOption>;
+    /**
+     * Votes cast: the sum of the options' vote_count (a multiple-choice voter casts several).
+     */
+    total_votes: number;
+    /**
+     * Users with a vote.
+     */
+    voter_count: number;
+    multiple_choice: boolean;
+    /**
+     * Nobody, the backend included, can list an anonymous poll's voters; poll.voted names no user.
+     */
+    anonymous: boolean;
+    closed: boolean;
+    /**
+     * The option ids the calling user chose: in answers to a user token ([] for a backend key); never in realtime events or webhooks.
+     */
+    my_votes?: Array<string>;
+};
+
 export type QuotedMessage = {
     id: string;
     user_id: string | null;
@@ -500,7 +542,7 @@ export type LinkPreview = {
 
 export type Message = {
     user: MessageUser | null;
-    type: 'text' | 'image' | 'file' | 'system';
+    type: 'text' | 'image' | 'file' | 'system' | 'poll';
     attachment: MessageAttachment | null;
     /**
      * Custom data: a JSON object of at most 4 KiB; {} when none and once unsent.
@@ -512,6 +554,10 @@ export type Message = {
      * On every message that is not a thread reply: its latest reply's time, or null.
      */
     last_reply_at?: string | null;
+    /**
+     * Only on a message of type `poll`: its poll; null once the poll message is unsent.
+     */
+    poll?: Poll | null;
     /**
      * When the message was pinned; null when it is not pinned.
      */
@@ -904,7 +950,10 @@ export type MessagePage = {
 };
 
 export type EditMessageDto = {
-    content: string;
+    /**
+     * The new content; omitted, it is kept (a metadata-only edit). A poll's content (its question) cannot change.
+     */
+    content?: string;
     /**
      * Replaces the message's metadata (a JSON object of at most 4 KiB); omitted, it is kept.
      */
@@ -976,7 +1025,7 @@ export type Mute = {
 /**
  * Event names to subscribe to.
  */
-export type WebhookEvent = 'message.created' | 'message.updated' | 'message.deleted' | 'message.pinned' | 'message.unpinned' | 'message.reaction.added' | 'message.reaction.removed' | 'message.mentioned' | 'message.moderated' | 'message.flagged' | 'user.flagged' | 'channel.created' | 'channel.updated' | 'channel.deleted' | 'member.joined' | 'member.left' | 'user.created' | 'user.banned' | 'user.unbanned' | 'reminder.due';
+export type WebhookEvent = 'message.created' | 'message.updated' | 'message.deleted' | 'message.pinned' | 'message.unpinned' | 'message.reaction.added' | 'message.reaction.removed' | 'message.mentioned' | 'message.moderated' | 'message.flagged' | 'user.flagged' | 'channel.created' | 'channel.updated' | 'channel.deleted' | 'member.joined' | 'member.left' | 'user.created' | 'user.banned' | 'user.unbanned' | 'reminder.due' | 'poll.voted' | 'poll.closed';
 
 export type CreateWebhookDto = {
     /**
@@ -1250,7 +1299,7 @@ export type DeviceList = {
 
 export type SearchHit = {
     user: MessageUser | null;
-    type: 'text' | 'image' | 'file' | 'system';
+    type: 'text' | 'image' | 'file' | 'system' | 'poll';
     attachment: MessageAttachment | null;
     /**
      * Custom data: a JSON object of at most 4 KiB; {} when none and once unsent.
@@ -1262,6 +1311,10 @@ export type SearchHit = {
      * On every message that is not a thread reply: its latest reply's time, or null.
      */
     last_reply_at?: string | null;
+    /**
+     * Only on a message of type `poll`: its poll; null once the poll message is unsent.
+     */
+    poll?: Poll | null;
     /**
      * When the message was pinned; null when it is not pinned.
      */
@@ -1541,6 +1594,67 @@ export type PreviewRequestDto = {
      * An absolute http or https URL (at most 2,048 characters).
      */
     url: string;
+};
+
+export type CreatePollDto = {
+    /**
+     * When it closes by itself: an RFC 3339 time 1 second to 1 year ahead.
+     */
+    closes_at?: string;
+    /**
+     * 1-300 characters: the poll message's content.
+     */
+    question: string;
+    /**
+     * 2-10 options of 1-100 characters, distinct once trimmed, ignoring case.
+     */
+    options: Array<string>;
+    /**
+     * Voters may choose several options (default false: exactly one).
+     */
+    multiple_choice?: boolean;
+    /**
+     * Nobody, the backend included, can see who voted (default false).
+     */
+    anonymous?: boolean;
+    /**
+     * Posts the poll as a reply in this thread.
+     */
+    thread_id?: string;
+    /**
+     * Makes the request retryable, as for a send.
+     */
+    idempotency_key?: string;
+    /**
+     * Backend keys only (and required there): the user who creates the poll.
+     */
+    user_external_id?: string;
+};
+
+export type VoteDto = {
+    /**
+     * Backend keys only (and required there): the user who reacts.
+     */
+    user_external_id?: string;
+    /**
+     * The options chosen: exactly 1 in a single-choice poll, 1 or more distinct ones in a multiple-choice poll.
+     */
+    option_ids: Array<string>;
+};
+
+export type PollVoteDto = {
+    created_at: string;
+    option_id: string;
+    user: UserRef;
+};
+
+export type PollVoteListDto = {
+    next_cursor: string | null;
+    /**
+     * Newest first.
+     */
+    votes: Array<PollVoteDto>;
+    has_more: boolean;
 };
 
 export type AuditEntry = {
@@ -6569,6 +6683,307 @@ export type PreviewLinkResponses = {
 };
 
 export type PreviewLinkResponse = PreviewLinkResponses[keyof PreviewLinkResponses];
+
+export type CreatePollData = {
+    body: CreatePollDto;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/v1/channels/{id}/polls';
+};
+
+export type CreatePollErrors = {
+    /**
+     * VALIDATION_ERROR: a question of 0 or over 300 characters, fewer than 2 or more than 10 options, an option of 0 or over 100 characters, options equal once trimmed (ignoring case), a closes_at less than 1 s or more than 1 year ahead, an unknown thread_id
+     */
+    400: Error;
+    /**
+     * UNAUTHORIZED: missing, malformed, expired or wrongly signed credentials
+     */
+    401: Error;
+    /**
+     * NOT_A_MEMBER, MUTED, BANNED, or CHANNEL_FROZEN
+     */
+    403: Error;
+    /**
+     * NOT_FOUND: no such channel in the workspace (by id or external_id)
+     */
+    404: Error;
+    /**
+     * PAYLOAD_TOO_LARGE: a body over 256 KiB
+     */
+    413: Error;
+    /**
+     * UNSUPPORTED_MEDIA_TYPE: a body in an encoding or charset the server cannot read
+     */
+    415: Error;
+    /**
+     * MESSAGE_REJECTED: moderation refused the question or an option
+     */
+    422: Error;
+    /**
+     * RATE_LIMITED, or SLOW_MODE (the channel's slow mode); Retry-After in seconds
+     */
+    429: Error;
+    /**
+     * INTERNAL: an unexpected error (never a stack trace or SQL)
+     */
+    500: Error;
+    /**
+     * UNAVAILABLE: the database or Redis is down; Retry-After in seconds
+     */
+    503: Error;
+};
+
+export type CreatePollError = CreatePollErrors[keyof CreatePollErrors];
+
+export type CreatePollResponses = {
+    /**
+     * An idempotent replay: the original poll message
+     */
+    200: Message;
+    /**
+     * The poll message
+     */
+    201: Message;
+};
+
+export type CreatePollResponse = CreatePollResponses[keyof CreatePollResponses];
+
+export type WithdrawPollVoteData = {
+    body?: ActAsDto;
+    path: {
+        id: string;
+    };
+    query?: {
+        /**
+         * Backend keys only (and required there): the user who reacts.
+         */
+        user_external_id?: string;
+    };
+    url: '/v1/messages/{id}/poll/vote';
+};
+
+export type WithdrawPollVoteErrors = {
+    /**
+     * VALIDATION_ERROR: not a poll; a backend key without user_external_id, or with two different ones in the query and the body
+     */
+    400: Error;
+    /**
+     * UNAUTHORIZED: missing, malformed, expired or wrongly signed credentials
+     */
+    401: Error;
+    /**
+     * NOT_A_MEMBER, BANNED (the voting user is banned, workspace-wide or in this channel), or CHANNEL_FROZEN (a user in a frozen channel)
+     */
+    403: Error;
+    /**
+     * NOT_FOUND: no such message in the workspace
+     */
+    404: Error;
+    /**
+     * POLL_CLOSED: the poll is closed
+     */
+    409: Error;
+    /**
+     * PAYLOAD_TOO_LARGE: a body over 256 KiB
+     */
+    413: Error;
+    /**
+     * UNSUPPORTED_MEDIA_TYPE: a body in an encoding or charset the server cannot read
+     */
+    415: Error;
+    /**
+     * MESSAGE_DELETED: the poll was unsent
+     */
+    422: Error;
+    /**
+     * INTERNAL: an unexpected error (never a stack trace or SQL)
+     */
+    500: Error;
+    /**
+     * UNAVAILABLE: the database or Redis is down; Retry-After in seconds
+     */
+    503: Error;
+};
+
+export type WithdrawPollVoteError = WithdrawPollVoteErrors[keyof WithdrawPollVoteErrors];
+
+export type WithdrawPollVoteResponses = {
+    200: Message;
+};
+
+export type WithdrawPollVoteResponse = WithdrawPollVoteResponses[keyof WithdrawPollVoteResponses];
+
+export type VotePollData = {
+    body: VoteDto;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/v1/messages/{id}/poll/vote';
+};
+
+export type VotePollErrors = {
+    /**
+     * VALIDATION_ERROR: not a poll, an option it does not have, the same option twice, not exactly one option in a single-choice poll; a backend key without user_external_id
+     */
+    400: Error;
+    /**
+     * UNAUTHORIZED: missing, malformed, expired or wrongly signed credentials
+     */
+    401: Error;
+    /**
+     * NOT_A_MEMBER, BANNED (the voting user is banned, workspace-wide or in this channel), or CHANNEL_FROZEN (a user in a frozen channel)
+     */
+    403: Error;
+    /**
+     * NOT_FOUND: no such message in the workspace
+     */
+    404: Error;
+    /**
+     * POLL_CLOSED: the poll is closed
+     */
+    409: Error;
+    /**
+     * PAYLOAD_TOO_LARGE: a body over 256 KiB
+     */
+    413: Error;
+    /**
+     * UNSUPPORTED_MEDIA_TYPE: a body in an encoding or charset the server cannot read
+     */
+    415: Error;
+    /**
+     * MESSAGE_DELETED: the poll was unsent
+     */
+    422: Error;
+    /**
+     * INTERNAL: an unexpected error (never a stack trace or SQL)
+     */
+    500: Error;
+    /**
+     * UNAVAILABLE: the database or Redis is down; Retry-After in seconds
+     */
+    503: Error;
+};
+
+export type VotePollError = VotePollErrors[keyof VotePollErrors];
+
+export type VotePollResponses = {
+    200: Message;
+};
+
+export type VotePollResponse = VotePollResponses[keyof VotePollResponses];
+
+export type ClosePollData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/v1/messages/{id}/poll/close';
+};
+
+export type ClosePollErrors = {
+    /**
+     * VALIDATION_ERROR: not a poll
+     */
+    400: Error;
+    /**
+     * UNAUTHORIZED: missing, malformed, expired or wrongly signed credentials
+     */
+    401: Error;
+    /**
+     * FORBIDDEN: neither its creator, a group admin nor the backend key; NOT_A_MEMBER
+     */
+    403: Error;
+    /**
+     * NOT_FOUND: no such message in the workspace
+     */
+    404: Error;
+    /**
+     * MESSAGE_DELETED: the poll was unsent
+     */
+    422: Error;
+    /**
+     * INTERNAL: an unexpected error (never a stack trace or SQL)
+     */
+    500: Error;
+    /**
+     * UNAVAILABLE: the database or Redis is down; Retry-After in seconds
+     */
+    503: Error;
+};
+
+export type ClosePollError = ClosePollErrors[keyof ClosePollErrors];
+
+export type ClosePollResponses = {
+    200: Message;
+};
+
+export type ClosePollResponse = ClosePollResponses[keyof ClosePollResponses];
+
+export type ListPollVotesData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query?: {
+        /**
+         * Page size, 1-100 (default 50).
+         */
+        limit?: number;
+        /**
+         * The `next_cursor` of the previous page.
+         */
+        before?: string;
+        /**
+         * Only the votes for this option.
+         */
+        option_id?: string;
+    };
+    url: '/v1/messages/{id}/poll/votes';
+};
+
+export type ListPollVotesErrors = {
+    /**
+     * VALIDATION_ERROR: not a poll, a bad cursor or limit
+     */
+    400: Error;
+    /**
+     * UNAUTHORIZED: missing, malformed, expired or wrongly signed credentials
+     */
+    401: Error;
+    /**
+     * POLL_ANONYMOUS: the poll is anonymous (for everyone, the backend key included); NOT_A_MEMBER
+     */
+    403: Error;
+    /**
+     * NOT_FOUND: no such message in the workspace
+     */
+    404: Error;
+    /**
+     * MESSAGE_DELETED: the poll was unsent
+     */
+    422: Error;
+    /**
+     * INTERNAL: an unexpected error (never a stack trace or SQL)
+     */
+    500: Error;
+    /**
+     * UNAVAILABLE: the database or Redis is down; Retry-After in seconds
+     */
+    503: Error;
+};
+
+export type ListPollVotesError = ListPollVotesErrors[keyof ListPollVotesErrors];
+
+export type ListPollVotesResponses = {
+    200: PollVoteListDto;
+};
+
+export type ListPollVotesResponse = ListPollVotesResponses[keyof ListPollVotesResponses];
 
 export type ListModerationAuditData = {
     body?: never;
