@@ -208,6 +208,7 @@ class ChatApp {
             { type: 'button', class: 'send-later', onclick: () => void this.showScheduled() },
             'Send later',
           ),
+          h('button', { type: 'button', class: 'new-poll', onclick: () => this.showPollForm() }, 'New poll'),
         ),
         this.errorEl,
         this.reminderToast,
@@ -553,6 +554,8 @@ class ChatApp {
       unsend: (m) => void this.unsend(m),
       markUnread: (m) => void this.markUnread(m),
       remind: (m) => this.showReminderForm(m),
+      vote: (m, optionIds) => void this.vote(m, optionIds),
+      closePoll: (m) => void this.closePoll(m),
     });
   }
 
@@ -693,6 +696,7 @@ class ChatApp {
         attachment_url: null,
         deleted_at: d.deleted_at,
         reactions: [],
+        ...(m.type === 'poll' ? { poll: null } : {}),
       }));
     });
     const react = (add: boolean) => (d: { message_id: string; user_id: string; emoji: string }) => {
@@ -946,6 +950,71 @@ class ChatApp {
     c.info.unread_count = unread;
     c.info.mention_unread_count = mentions;
     this.renderChannels(this.channelOrder);
+  }
+
+  // ---- polls (CONTRACT §28) ----
+
+  /** Replaces the user's vote (none: withdraws it); the answer carries the counts and their own choices. */
+  private async vote(m: Message, optionIds: string[]): Promise<void> {
+    try {
+      const updated = optionIds.length
+        ? await this.client.votePoll(m.id, optionIds)
+        : await this.client.withdrawPollVote(m.id);
+      this.patch(m.id, (old) => ({ ...old, poll: updated.poll }));
+    } catch (e) {
+      this.showError(e);
+    }
+  }
+
+  private async closePoll(m: Message): Promise<void> {
+    try {
+      const updated = await this.client.closePoll(m.id);
+      this.patch(m.id, (old) => ({ ...old, poll: updated.poll }));
+    } catch (e) {
+      this.showError(e);
+    }
+  }
+
+  /** The form that posts a poll into the open channel: a question and 2 to 10 options, one per line. */
+  private showPollForm(): void {
+    const c = this.active;
+    const question = h('input', { id: 'poll-question', name: 'question', maxlength: 300, required: true });
+    const options = h('textarea', { id: 'poll-options', name: 'options', rows: 4, required: true });
+    const multiple = h('input', { type: 'checkbox', id: 'poll-multiple', name: 'multiple_choice' });
+    const status = h('p', { class: 'poll-status', role: 'status' });
+    const form = h(
+      'form',
+      {
+        class: 'poll-form',
+        onsubmit: (e: Event) => {
+          e.preventDefault();
+          if (!c) return;
+          void this.client
+            .createPoll(c.info.id, {
+              question: question.value,
+              options: options.value
+                .split('\n')
+                .map((o) => o.trim())
+                .filter(Boolean),
+              multiple_choice: multiple.checked,
+            })
+            .then((m) => {
+              this.onNew(m);
+              this.closePanel();
+            })
+            .catch((err: unknown) => (status.textContent = isChatApiError(err) ? err.message : String(err)));
+        },
+      },
+      h('label', { for: 'poll-question' }, c ? 'Question' : 'Open a channel first'),
+      question,
+      h('label', { for: 'poll-options' }, 'Options, one per line'),
+      options,
+      h('label', { class: 'inline' }, multiple, ' Voters may choose several'),
+      h('button', { type: 'submit', disabled: !c }, 'Post poll'),
+      status,
+    );
+    this.showPanel('New poll', form);
+    question.focus();
   }
 
   private async unsend(m: Message): Promise<void> {

@@ -44,6 +44,9 @@ export interface MessageContext {
   markUnread(m: Message): void;
   /** Set a reminder about this message (CONTRACT §25). */
   remind(m: Message): void;
+  /** Replace the user's vote in a poll with these options ([] withdraws it). */
+  vote(m: Message, optionIds: string[]): void;
+  closePoll(m: Message): void;
 }
 
 export function renderMessage(list: MessageList, key: string, ctx: MessageContext): HTMLElement {
@@ -90,6 +93,7 @@ export function renderMessage(list: MessageList, key: string, ctx: MessageContex
     body.push(h('p', { class: 'attachment uploading' }, 'Uploading…'));
   }
   if (!deleted) body.push(...(m.previews ?? []).map(previewCard));
+  if (!deleted && m.poll && !item.pending) body.push(pollView(m, m.poll, mine, ctx));
 
   const reactions = deleted
     ? null
@@ -253,5 +257,59 @@ function previewCard(p: LinkPreview): HTMLElement {
     h('span', { class: 'site' }, p.site_name ?? new URL(p.url).host),
     h('strong', { class: 'title' }, p.title),
     p.description ? h('span', { class: 'description' }, p.description) : null,
+  );
+}
+
+/**
+ * A poll: an option is a toggle button with its count (single choice: choosing one replaces the other;
+ * choosing it again withdraws), the totals, and for its creator a button that closes it.
+ */
+function pollView(
+  m: Message,
+  poll: NonNullable<Message['poll']>,
+  mine: boolean,
+  ctx: MessageContext,
+): HTMLElement {
+  const chosen = poll.my_votes ?? [];
+  const choose = (id: string): string[] => {
+    if (chosen.includes(id)) return chosen.filter((x) => x !== id);
+    return poll.multiple_choice ? [...chosen, id] : [id];
+  };
+  return h(
+    'div',
+    { class: `poll${poll.closed ? ' closed' : ''}`, role: 'group', 'aria-label': `Poll: ${poll.question}` },
+    h(
+      'ul',
+      { class: 'poll-options' },
+      poll.options.map((o) =>
+        h(
+          'li',
+          {},
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'poll-option',
+              'aria-pressed': String(chosen.includes(o.id)),
+              'aria-label': `${o.text}: ${o.vote_count} ${o.vote_count === 1 ? 'vote' : 'votes'}`,
+              disabled: poll.closed,
+              onclick: () => ctx.vote(m, choose(o.id)),
+            },
+            h('span', { class: 'text' }, o.text),
+            h('span', { class: 'count' }, String(o.vote_count)),
+          ),
+        ),
+      ),
+    ),
+    h(
+      'p',
+      { class: 'poll-meta' },
+      `${poll.voter_count} ${poll.voter_count === 1 ? 'voter' : 'voters'}`,
+      poll.multiple_choice ? ' · several choices' : '',
+      poll.closed ? ' · Closed' : '',
+    ),
+    mine && !poll.closed
+      ? h('button', { type: 'button', class: 'close-poll', onclick: () => ctx.closePoll(m) }, 'Close poll')
+      : null,
   );
 }

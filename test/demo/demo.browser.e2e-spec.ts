@@ -466,6 +466,30 @@ describeInBrowser(__filename)('demo app in Chromium: two users chat', () => {
     }
   });
 
+  it('posts a poll that the other user votes in, both see the counts, and its creator closes it', async () => {
+    await ana.page.getByRole('button', { name: 'New poll' }).click();
+    await ana.page.getByLabel('Question').fill('Lunch where?');
+    await ana.page.getByLabel('Options, one per line').fill('Pizza place\nNoodle bar\n');
+    await ana.page.getByRole('button', { name: 'Post poll' }).click();
+    const poll = (u: User) => u.page.getByRole('group', { name: 'Poll: Lunch where?' });
+    await expectVisible(poll(bo));
+    await poll(bo).getByRole('button', { name: 'Noodle bar: 0 votes' }).click();
+    const chosen = poll(bo).getByRole('button', { name: 'Noodle bar: 1 vote' });
+    await expectVisible(chosen);
+    expect(await chosen.getAttribute('aria-pressed')).toBe('true');
+    // ana sees the count from the broadcast, not as her own choice
+    const seen = poll(ana).getByRole('button', { name: 'Noodle bar: 1 vote' });
+    await expectVisible(seen);
+    expect(await seen.getAttribute('aria-pressed')).toBe('false');
+    // choosing the other option replaces bo's vote
+    await poll(bo).getByRole('button', { name: 'Pizza place: 0 votes' }).click();
+    await expectVisible(poll(ana).getByRole('button', { name: 'Pizza place: 1 vote' }));
+    await expectVisible(poll(ana).getByRole('button', { name: 'Noodle bar: 0 votes' }));
+    await poll(ana).getByRole('button', { name: 'Close poll' }).click();
+    await expectVisible(poll(bo).getByText('1 voter · Closed'));
+    expect(await poll(bo).getByRole('button', { name: 'Pizza place: 1 vote' }).isDisabled()).toBe(true);
+  });
+
   it('schedules a message that nobody sees until its time, then everyone does; a cancelled one never comes', async () => {
     await bo.page.getByRole('button', { name: 'Send later' }).click();
     await expectVisible(bo.page.getByRole('heading', { name: 'Send later' }));
