@@ -243,6 +243,17 @@ export class ErasureRepository {
    */
   async finish(id: string, userId: string): Promise<void> {
     await this.db.transaction(async (m) => {
+      // CONTRACT §28's counters stay exact: the user's poll votes are withdrawn with them (no event)
+      await m.query(
+        `WITH mine AS (DELETE FROM poll_votes WHERE user_id = $1 RETURNING poll_id, option_id),
+              options AS (UPDATE poll_options o SET vote_count = o.vote_count - d.n
+                            FROM (SELECT option_id, count(*)::int AS n FROM mine GROUP BY option_id) d
+                           WHERE o.id = d.option_id)
+         UPDATE polls p SET total_votes = p.total_votes - d.n, voter_count = p.voter_count - 1
+           FROM (SELECT poll_id, count(*)::int AS n FROM mine GROUP BY poll_id) d
+          WHERE p.id = d.poll_id`,
+        [userId],
+      );
       await m.query(`DELETE FROM users WHERE id = $1 AND external_id IS NULL`, [userId]);
       await m.query(
         `UPDATE user_erasures SET status = 'done', finished_at = now(), updated_at = now(), last_error = NULL WHERE id = $1`,

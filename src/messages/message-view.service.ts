@@ -55,7 +55,10 @@ export function pollsSql(viewer: string): string {
                           FROM poll_options o WHERE o.poll_id = p.id),
             'total_votes', p.total_votes, 'voter_count', p.voter_count,
             'multiple_choice', p.multiple_choice, 'anonymous', p.anonymous,
-            'closes_at', ${isoTime('p.closes_at')}, 'closed', p.closed_at IS NOT NULL, 'closed_at', ${isoTime('p.closed_at')},
+            'closes_at', ${isoTime('p.closes_at')},
+            -- closed once closes_at passed, before the scheduler's pass records it (votes are refused from then on)
+            'closed', p.closed_at IS NOT NULL OR coalesce(p.closes_at <= statement_timestamp(), false),
+            'closed_at', ${isoTime('coalesce(p.closed_at, CASE WHEN p.closes_at <= statement_timestamp() THEN p.closes_at END)')},
             'created_by', (SELECT json_build_object('id', cu.id, 'external_id', cu.external_id, 'name', cu.name)
                              FROM users cu WHERE cu.id = p.created_by AND cu.external_id IS NOT NULL)) AS poll,
           (SELECT coalesce(json_agg(v.option_id ORDER BY o.position), '[]'::json)

@@ -139,7 +139,7 @@ export class MessagesRepository {
          UPDATE messages SET content = coalesce($2::text, content), edited_at = clock_timestamp(),
                 metadata = CASE WHEN $3 THEN nullif($4::jsonb, '{}'::jsonb) ELSE metadata END,
                 previews = CASE WHEN $5::text[] IS NULL OR previews = '[]'::jsonb THEN previews ELSE
-                             (SELECT coalesce(jsonb_agg(p.v ORDER BY p.i), '[]'::jsonb)
+                             (SELECT coalesce(jsonb_agg(p.v ORDER BY array_position($5::text[], p.v->>'url'), p.i), '[]'::jsonb)
                                 FROM jsonb_array_elements(previews) WITH ORDINALITY AS p(v, i)
                                WHERE p.v->>'url' = ANY($5::text[])) END,
                 previews_allow_private = CASE WHEN $2::text IS NULL THEN previews_allow_private ELSE $6 END

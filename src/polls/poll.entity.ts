@@ -1,4 +1,14 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, type Relation, Unique } from 'typeorm';
+import {
+  Check,
+  Column,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryColumn,
+  type Relation,
+  Unique,
+} from 'typeorm';
 import { Message } from '../messages/message.entity';
 import { User } from '../users/user.entity';
 import { Workspace } from '../workspaces/workspace.entity';
@@ -6,6 +16,7 @@ import { Workspace } from '../workspaces/workspace.entity';
 /** `polls`: the poll of a message of type `poll` (CONTRACT §28), with its counters. */
 @Entity({ name: 'polls' })
 @Unique('polls_message', ['messageId'])
+@Check('polls_counts', 'total_votes >= 0 AND voter_count >= 0')
 @Index('polls_closing', ['closesAt'], { where: 'closed_at IS NULL AND closes_at IS NOT NULL' })
 @Index('polls_workspace', ['workspaceId'])
 @Index('polls_creator', ['createdBy'])
@@ -66,6 +77,8 @@ export class Poll {
 /** `poll_options`: a poll's options in order, each with its count. */
 @Entity({ name: 'poll_options' })
 @Unique('poll_options_position', ['pollId', 'position'])
+@Unique('poll_options_of_poll', ['pollId', 'id'])
+@Check('poll_options_count', 'vote_count >= 0')
 export class PollOption {
   @PrimaryColumn('uuid', { primaryKeyConstraintName: 'poll_options_pkey' })
   id!: string;
@@ -110,8 +123,12 @@ export class PollVote {
   @PrimaryColumn('uuid', { name: 'option_id', primaryKeyConstraintName: 'poll_votes_pkey' })
   optionId!: string;
 
+  /** One of its poll's options (a composite key: a vote cannot name another poll's option). */
   @ManyToOne(() => PollOption, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'option_id', foreignKeyConstraintName: 'poll_votes_option_id_fkey' })
+  @JoinColumn([
+    { name: 'poll_id', referencedColumnName: 'pollId', foreignKeyConstraintName: 'poll_votes_option_fkey' },
+    { name: 'option_id', referencedColumnName: 'id', foreignKeyConstraintName: 'poll_votes_option_fkey' },
+  ])
   option?: Relation<PollOption>;
 
   @Column('timestamptz', { name: 'created_at' })

@@ -17,7 +17,6 @@ import { MessagesService, SendResult } from '../messages/messages.service';
 import { CreatePollDto, PollVotesQueryDto } from './dto/poll.dto';
 
 const MIN_AHEAD_MS = 1000;
-const MAX_AHEAD_MS = 366 * 24 * 3600 * 1000;
 
 interface PollRow {
   id: string;
@@ -72,22 +71,21 @@ export class PollsService {
       addition: {
         type: 'poll',
         build: async (content, at) => {
-          const texts = await Promise.all(
-            options.map((text) =>
-              this.moderation.evaluate({
-                workspaceId: p.workspaceId,
-                channelId: at.channelId,
-                channelExternalId: at.channelExternalId,
-                userId: at.user.id,
-                content: text,
-                kind: 'send',
-              }),
-            ),
-          );
+          // the options as one text, a line each (they are single lines): one evaluation besides the question's
+          const checked = await this.moderation.evaluate({
+            workspaceId: p.workspaceId,
+            channelId: at.channelId,
+            channelExternalId: at.channelExternalId,
+            userId: at.user.id,
+            content: options.join('\n'),
+            kind: 'send',
+          });
+          const masked = checked.content.split('\n');
+          const texts = masked.length === options.length ? masked : options;
           const poll: PollView = {
             id: pollId,
             question: content,
-            options: texts.map((v, i) => ({ id: optionIds[i]!, text: v.content, vote_count: 0 })),
+            options: texts.map((text, i) => ({ id: optionIds[i]!, text, vote_count: 0 })),
             total_votes: 0,
             voter_count: 0,
             multiple_choice: dto.multiple_choice === true,
@@ -121,7 +119,7 @@ export class PollsService {
                   poll.options.map((o) => o.text),
                 ],
               );
-              for (const v of texts) await v.record?.(m, messageId);
+              await checked.record?.(m, messageId);
             },
           };
         },
@@ -176,8 +174,8 @@ export class PollsService {
     this.writes.enforce(ctx);
     const [poll] = await rows<{ id: string; anonymous: boolean }>(
       this.db.manager,
-      `SELECT id, anonymous FROM polls WHERE message_id = $1`,
-      [ctx.message!.id],
+      `SELECT id, anonymous FROM polls WHERE message_id = $1 AND workspace_id = $2`,
+      [ctx.message!.id, ctx.workspaceId],
     );
     if (!poll) throw AppError.validation('message', 'is not a poll');
     if (poll.anonymous) throw new AppError('POLL_ANONYMOUS');
@@ -216,8 +214,8 @@ export class PollsService {
   async closeDue(s: ChannelWriteSession, pollId: string, messageId: string): Promise<boolean> {
     const done = await rows<{ id: string }>(
       s.m,
-      `UPDATE polls SET closed_at = closes_at WHERE id = $1 AND closed_at IS NULL RETURNING id`,
-      [pollId],
+      `UPDATE polls SET closed_at = closes_at WHERE id = $1 AND workspace_id = $2 AND closed_at IS NULL RETURNING id`,
+      [pollId, s.workspaceId],
     );
     if (done.length) await this.announceClose(s, messageId);
     return done.length > 0;
@@ -292,9 +290,9 @@ export class PollsService {
     const [poll] = await rows<PollRow>(
       m,
       `SELECT id, created_by, multiple_choice, anonymous,
-              closed_at IS NOT NULL OR closes_at <= statement_timestamp() AS closed
-         FROM polls WHERE message_id = $1 FOR UPDATE`,
-      [ctx.message!.id],
+              closed_at IS NOT NULL OR coalesce(closes_at <= statement_timestamp(), false) AS closed
+         FROM polls WHERE message_id = $1 AND workspace_id = $2 FOR UPDATE`,
+      [ctx.message!.id, ctx.workspaceId],
     );
     if (!poll) throw AppError.validation('message', 'is not a poll');
     return poll;
@@ -350,8 +348,10 @@ export class PollsService {
 
   private closesAt(value: string): string {
     const instant = parseRfc3339(value);
-    const ahead = instant ? Date.parse(instant.utc) - Date.now() : NaN;
-    if (!instant || !(ahead >= MIN_AHEAD_MS && ahead <= MAX_AHEAD_MS))
+    const at = instant ? Date.parse(instant.utc) : NaN;
+    const yearAhead = new Date();
+    yearAhead.setUTCFullYear(yearAhead.getUTCFullYear() + 1);
+    if (!instant || !(at - Date.now() >= MIN_AHEAD_MS && at <= yearAhead.getTime()))
       throw AppError.validation('closes_at', 'must be an RFC 3339 time 1 second to 1 year ahead');
     return instant.utc;
   }

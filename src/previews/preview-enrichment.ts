@@ -110,7 +110,7 @@ export class PreviewEnricher extends JobProcessor<typeof PREVIEW_JOB> {
       );
       if (!now) return;
       // an edit meanwhile may have dropped a link, or written it again
-      const known = new Map([...now.previews, ...found].map((p) => [p.url, p]));
+      const known = new Map([...found, ...now.previews].map((p) => [p.url, p]));
       const next = linkedUrls(now.content).flatMap((url) => known.get(url) ?? []);
       if (JSON.stringify(next) === JSON.stringify(now.previews)) return;
       await m.query(`UPDATE messages SET previews = $2::jsonb WHERE id = $1`, [

@@ -14,7 +14,7 @@ const TYPES = `ARRAY[${WEBHOOK_EVENTS.map((t) => `'${t}'`).join(', ')}]::text[]`
  * nothing else; these are the other types about one message.
  */
 const ABOUT_A_MESSAGE = `ARRAY['message.updated', 'message.deleted', 'message.pinned', 'message.unpinned',
-  'message.reaction.added', 'message.reaction.removed']::text[]`;
+  'message.reaction.added', 'message.reaction.removed', 'poll.voted', 'poll.closed']::text[]`;
 
 interface RelayOutput {
   /** This instance held the cursor row (another one holds it, or there was nothing to relay, otherwise). */
@@ -98,7 +98,7 @@ export class WebhookRelay implements LogTailPart {
       'wh_ev',
       `SELECT e.id, e.workspace_id, e.type, e.tx_id, e.position, e.created_at,
               CASE WHEN e.type = ANY (${ABOUT_A_MESSAGE})
-                   THEN COALESCE(e.payload->'message'->>'id', e.payload->'reaction'->>'message_id')::uuid END AS about
+                   THEN COALESCE(e.payload->'message'->>'id', e.payload->'reaction'->>'message_id', e.payload->>'message_id')::uuid END AS about
          FROM events e
         WHERE (e.tx_id, e.position) > ((SELECT tx_id FROM wh_cur), (SELECT position FROM wh_cur)) AND e.tx_id < ${bound}
         ORDER BY e.tx_id, e.position LIMIT ${BATCH}`,

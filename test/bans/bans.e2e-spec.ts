@@ -347,9 +347,20 @@ describe('bans and shadow bans (CONTRACT §19)', () => {
         'message.mentioned',
         'user.banned',
         'user.unbanned',
+        'poll.voted',
+        'poll.closed',
       ]);
       await ws.api.post('/v1/users/bo/ban', { shadow: true, reason: 'spam', duration_seconds: 3600 });
       const sm = await send(bo, ch.id, { content: 'psst @ana', mentions: ['ana'] });
+      // a shadowed poll: its votes and its close say nothing to webhooks either
+      const sp = (
+        await bo.api.post(`/v1/channels/${ch.id}/polls`, { question: 'psst?', options: ['a', 'b'] })
+      ).body as { id: string; poll: { options: { id: string }[] } };
+      expect(
+        (await bo.api.put(`/v1/messages/${sp.id}/poll/vote`, { option_ids: [sp.poll.options[0]!.id] }))
+          .status,
+      ).toBe(200);
+      expect((await bo.api.post(`/v1/messages/${sp.id}/poll/close`)).status).toBe(200);
       await bo.api.patch(`/v1/messages/${sm.id}`, { content: 'psst, edited' });
       await ana.api.post(`/v1/messages/${sm.id}/reactions`, { emoji: '👍' }); // she cannot see it, but may guess its id
       await bo.api.delete(`/v1/messages/${sm.id}`);
@@ -365,6 +376,9 @@ describe('bans and shadow bans (CONTRACT §19)', () => {
       const shadowHooks = all.filter(about);
       expect(shadowHooks.map(eventOf)).toEqual(['message.created']);
       expect(shadowHooks[0]!.json.data.message).toMatchObject({ id: sm.id, shadowed: true });
+      expect(all.filter((r) => JSON.stringify(r.json.data).includes(sp.id)).map(eventOf)).toEqual([
+        'message.created',
+      ]);
       const created = all.find(
         (r) => eventOf(r) === 'message.created' && r.json.data.message.id === control.id,
       )!;

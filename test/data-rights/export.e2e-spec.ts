@@ -60,6 +60,7 @@ interface ExportDocument {
   drafts: { channel_id: string; thread_id: string | null; content: string; mentions: string[] }[];
   reminders: { message_id: string; channel_id: string; remind_at: string | null; status: string }[];
   scheduled_messages: { channel_id: string; content: string; scheduled_at: string; status: string }[];
+  poll_votes: { message_id: string; question: string; option_id: string; option: string }[];
 }
 
 const TTL_SECONDS = 2;
@@ -171,6 +172,18 @@ describe('data rights: user exports', () => {
     expect((await ana.api.post(`/v1/messages/${a1.id}/reminder`, { remind_at: remindAt })).status).toBe(201);
     expect((await bo.api.post(`/v1/messages/${b1.id}/reminder`, {})).status).toBe(201);
 
+    // poll votes: ana's choice in bo's anonymous poll (her own data), not bo's
+    const poll = (
+      await bo.api.post(`/v1/channels/${ch.id}/polls`, {
+        question: 'bo asks',
+        options: ['yes', 'no'],
+        anonymous: true,
+      })
+    ).body as { id: string; poll: { id: string; options: { id: string }[] } };
+    const [yes, no] = poll.poll.options.map((o) => o.id) as [string, string];
+    expect((await ana.api.put(`/v1/messages/${poll.id}/poll/vote`, { option_ids: [no] })).status).toBe(200);
+    expect((await bo.api.put(`/v1/messages/${poll.id}/poll/vote`, { option_ids: [yes] })).status).toBe(200);
+
     const id = await requestExport(ws, 'ana');
     const pending = await ws.api.get(`/v1/exports/${id}`);
     expect(pending.status).toBe(200);
@@ -240,6 +253,9 @@ describe('data rights: user exports', () => {
     expect(doc.scheduled_messages.map((x) => [x.channel_id, x.content, x.scheduled_at, x.status])).toEqual([
       [ch.id, 'ana later', laterAt, 'pending'],
     ]);
+    expect(doc.poll_votes.map((v) => [v.message_id, v.question, v.option_id, v.option])).toEqual([
+      [poll.id, 'bo asks', no, 'no'],
+    ]);
 
     // the whole document, scanned: no other user's content, no full token
     for (const foreign of [
@@ -272,7 +288,8 @@ describe('data rights: user exports', () => {
       doc.drafts,
       doc.reminders,
       doc.scheduled_messages,
-    ]).toEqual([[], [], [], [], [], [], [], []]);
+      doc.poll_votes,
+    ]).toEqual([[], [], [], [], [], [], [], [], []]);
   });
 
   it('holds the flags the user raised (targets by id, never their content) and the user’s bans, shadow ones marked', async () => {

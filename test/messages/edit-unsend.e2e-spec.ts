@@ -56,7 +56,11 @@ describe('edit and unsend (SPEC message lifecycle; CONTRACT §7)', () => {
       );
       expectError(await ana.api.patch(`/v1/messages/${m.id}`, { content: '  ' }), 400, 'VALIDATION_ERROR');
       expectError(await ana.api.patch(`/v1/messages/${m.id}`, {}), 400, 'VALIDATION_ERROR');
+      expectError(await ana.api.patch(`/v1/messages/${m.id}`, { content: null }), 400, 'VALIDATION_ERROR');
       expect((await history(ana.api, ch.id)).messages[0]!.content).toBe('short');
+      // metadata alone: the content stays
+      const meta = await ana.api.patch(`/v1/messages/${m.id}`, { metadata: { k: 1 } });
+      expect([meta.status, meta.body.content, meta.body.metadata]).toEqual([200, 'short', { k: 1 }]);
     });
 
     it('a caption may be emptied on an attachment message', async () => {

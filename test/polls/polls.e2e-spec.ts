@@ -217,6 +217,20 @@ describe('polls', () => {
     ).toEqual([]);
   });
 
+  it("withdraws an erased user's votes: the counts drop and the voters list forgets them", async () => {
+    const m = await create(ana, { question: 'Stay?', options: ['x', 'y'], multiple_choice: true });
+    const [x, y] = m.poll!.options.map((o) => o.id) as [string, string];
+    expect((await vote(bo, m, [x, y])).status).toBe(200);
+    expect((await vote(cy, m, [x])).status).toBe(200);
+    expect((await ws.api.delete('/v1/users/bo?messages=keep')).status).toBe(204);
+    const after = (await inHistory(ana, m.id)).poll!;
+    expect([counts(after), after.total_votes, after.voter_count]).toEqual([[1, 0], 1, 1]);
+    const listed = await ana.api.get(`/v1/messages/${m.id}/poll/votes`);
+    expect(listed.body.votes.map((v: { user: { external_id: string } }) => v.user.external_id)).toEqual([
+      'cy',
+    ]);
+  });
+
   it('lists voters newest first in pages, never those of an anonymous poll', async () => {
     const m = await create(ana, { question: 'Who?', options: ['x', 'y'] });
     const [x, y] = m.poll!.options.map((o) => o.id) as [string, string];

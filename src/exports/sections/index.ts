@@ -6,6 +6,7 @@ import { draftsSection } from './drafts.section';
 import { flagsSection } from './flags.section';
 import { membershipsSection } from './memberships.section';
 import { messagesSection } from './messages.section';
+import { pollVotesSection } from './poll-votes.section';
 import { reactionsSection } from './reactions.section';
 import { remindersSection } from './reminders.section';
 import { scheduledMessagesSection } from './scheduled-messages.section';
@@ -29,4 +30,5 @@ export const EXPORT_SECTIONS: readonly ExportSection[] = [
   draftsSection,
   remindersSection,
   scheduledMessagesSection,
+  pollVotesSection,
 ];

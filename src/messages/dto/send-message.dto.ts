@@ -85,7 +85,7 @@ export class BackendSendMessageDto extends SendMessageDto {
 
 export class EditMessageDto {
   /** The new content; omitted, it is kept (a metadata-only edit). A poll's content (its question) cannot change. */
-  @IsOptional() @IsString() content?: string;
+  @IsOptionalNotNull() @IsString() content?: string;
 
   /** Replaces the message's metadata (a JSON object of at most 4 KiB); omitted, it is kept. */
   @IsOptionalNotNull() @IsMetadata() metadata?: Record<string, unknown>;

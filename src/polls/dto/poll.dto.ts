@@ -25,13 +25,14 @@ export class CreatePollDto {
   /** 1-300 characters: the poll message's content. */
   @IsString() @MinLength(1) @MaxLength(300) question!: string;
 
-  /** 2-10 options of 1-100 characters, distinct once trimmed, ignoring case. */
+  /** 2-10 options of 1-100 characters on one line, distinct once trimmed, ignoring case. */
   @IsArray()
   @ArrayMinSize(2)
   @ArrayMaxSize(MAX_OPTIONS)
   @IsString({ each: true })
   @MinLength(1, { each: true })
   @MaxLength(100, { each: true })
+  @Matches(/^[^\r\n]*$/, { each: true, message: 'each option must be a single line' })
   options!: string[];
 
   /** Voters may choose several options (default false: exactly one). */
