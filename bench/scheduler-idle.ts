@@ -1,6 +1,7 @@
 /**
  * `npm run bench:scheduler`: the one durable scheduler's idle cost (CONTRACT §25) with 0 and with
- * --pending (100,000) reminders and as many scheduled messages pending far ahead, on a private PostgreSQL cluster migrated by the
+ * --pending (100,000) reminders, as many scheduled messages and as many open polls with a closes_at
+ * (CONTRACT §28) pending far ahead, on a private PostgreSQL cluster migrated by the
  * service, the service running alone (SERVICE_ROLE=all, SERVICE_SCHEDULER_INTERVAL_MS default) and idle.
  * Alternated (0, N, N, 0, ...: --pairs). Per window of --seconds: the scheduler's passes (calls of its
  * claim statement), their execution time and shared buffers touched per pass (pg_stat_statements), and
@@ -33,14 +34,20 @@ const SECONDS = Number(flag('seconds', '20'));
 const PAIRS = Number(flag('pairs', '3'));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The sources whose pass statement is measured, found in pg_stat_statements by their text. */
+const SOURCES = [
+  { name: 'reminders', like: '%FROM reminders r WHERE r.remind_at <= statement_timestamp()%' },
+  { name: 'scheduled messages', like: '%SELECT s.id FROM scheduled_messages s%' },
+  { name: 'poll closing', like: '%WHERE closed_at IS NULL AND closes_at IS NOT NULL AND closes_at <= statement_timestamp()%' },
+] as const;
+
 interface Window {
   pending: number;
+  /** Passes of the first source (every source is asked once per pass). */
   passes: number;
-  msPerPass: number;
-  buffersPerPass: number;
-  /** The scheduled messages' claim statement (its own source in the same passes). */
-  scheduledMsPerPass: number;
-  scheduledBuffersPerPass: number;
+  /** Per source, in SOURCES' order. */
+  msPerPass: number[];
+  buffersPerPass: number[];
   pgCpuMsPerSecond: number;
   nodeCpuMsPerSecond: number;
   load: number;
@@ -56,10 +63,26 @@ async function call(baseUrl: string, method: string, path: string, body: unknown
   return res.json();
 }
 
-/** Makes `n` reminders and `n` scheduled messages pending (from 1 day ahead, 5 minutes apart), or none. */
+/** Makes `n` reminders, `n` scheduled messages and `n` polls pending (from 1 day ahead, 5 minutes apart), or none. */
 async function setPending(pg: PgCluster, n: number): Promise<void> {
   await pgQuery(pg.url('chat'), `DELETE FROM reminders`);
   await pgQuery(pg.url('chat'), `DELETE FROM scheduled_messages`);
+  await pgQuery(pg.url('chat'), `DELETE FROM messages WHERE type = 'poll'`); // their polls go with them
+  if (n > 0)
+    await pgQuery(
+      pg.url('chat'),
+      `WITH m AS (
+         INSERT INTO messages (id, workspace_id, channel_id, user_id, sender_key, type, content, created_at)
+         SELECT gen_random_uuid(), c.workspace_id, c.id, NULL, 'system', 'poll', 'poll ' || g, now()
+           FROM channels c, generate_series(1, $1) g WHERE c.external_id = 'team'
+         RETURNING id, workspace_id, content)
+       INSERT INTO polls (id, workspace_id, message_id, question, closes_at, created_at)
+       SELECT gen_random_uuid(), m.workspace_id, m.id, m.content,
+              now() + interval '1 day' + (split_part(m.content, ' ', 2)::int * interval '5 minutes'), now()
+         FROM m`,
+      [n],
+    );
+  await pgQuery(pg.url('chat'), 'VACUUM ANALYZE polls');
   if (n > 0)
     await pgQuery(
       pg.url('chat'),
@@ -98,29 +121,26 @@ async function window(pg: PgCluster, serverPid: number, pending: number): Promis
   await sleep(SECONDS * 1000);
   const pgMs = pg.cpuMs() - pg0;
   const nodeMs = treeCpuMs(serverPid) - node0;
-  const rows = await pg.admin(
-    `SELECT s.calls::float8 AS calls, s.total_exec_time AS ms,
-            (s.shared_blks_hit + s.shared_blks_read)::float8 AS blocks
-       FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
-      WHERE d.datname = 'chat' AND s.query LIKE '%FROM reminders r WHERE r.remind_at <= statement_timestamp()%'`,
-  );
-  const calls = rows.reduce((a, r) => a + Number(r.calls), 0);
-  const ms = rows.reduce((a, r) => a + Number(r.ms), 0);
-  const blocks = rows.reduce((a, r) => a + Number(r.blocks), 0);
-  const scheduled = await pg.admin(
-    `SELECT s.calls::float8 AS calls, s.total_exec_time AS ms,
-            (s.shared_blks_hit + s.shared_blks_read)::float8 AS blocks
-       FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
-      WHERE d.datname = 'chat' AND s.query LIKE '%SELECT s.id FROM scheduled_messages s%'`,
-  );
-  const sCalls = scheduled.reduce((a, r) => a + Number(r.calls), 0);
+  const measured = [];
+  for (const source of SOURCES) {
+    const rows = await pg.admin(
+      `SELECT s.calls::float8 AS calls, s.total_exec_time AS ms,
+              (s.shared_blks_hit + s.shared_blks_read)::float8 AS blocks
+         FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+        WHERE d.datname = 'chat' AND s.query LIKE '${source.like}'`,
+    );
+    const calls = rows.reduce((a, r) => a + Number(r.calls), 0);
+    measured.push({
+      calls,
+      ms: rows.reduce((a, r) => a + Number(r.ms), 0) / Math.max(1, calls),
+      blocks: rows.reduce((a, r) => a + Number(r.blocks), 0) / Math.max(1, calls),
+    });
+  }
   return {
     pending,
-    passes: calls,
-    msPerPass: ms / Math.max(1, calls),
-    buffersPerPass: blocks / Math.max(1, calls),
-    scheduledMsPerPass: scheduled.reduce((a, r) => a + Number(r.ms), 0) / Math.max(1, sCalls),
-    scheduledBuffersPerPass: scheduled.reduce((a, r) => a + Number(r.blocks), 0) / Math.max(1, sCalls),
+    passes: measured[0]!.calls,
+    msPerPass: measured.map((x) => x.ms),
+    buffersPerPass: measured.map((x) => x.blocks),
     pgCpuMsPerSecond: pgMs / SECONDS,
     nodeCpuMsPerSecond: nodeMs / SECONDS,
     load: loadavg()[0]!,
@@ -184,17 +204,24 @@ async function main(): Promise<void> {
         for (const pending of i % 2 ? [PENDING, 0] : [0, PENDING]) {
           const w = await window(pg, server.pid, pending);
           windows.push(w);
+          const each = SOURCES.map(
+            (s, k) => `${s.name} ${w.msPerPass[k]!.toFixed(3)} ms, ${w.buffersPerPass[k]!.toFixed(1)} buffers`,
+          ).join('; ');
           log(
-            `  ${String(pending).padStart(7)} pending: ${w.passes} passes, reminders ${w.msPerPass.toFixed(3)} ms and ${w.buffersPerPass.toFixed(1)} buffers per pass, scheduled messages ${w.scheduledMsPerPass.toFixed(3)} ms and ${w.scheduledBuffersPerPass.toFixed(1)} buffers; PostgreSQL ${w.pgCpuMsPerSecond.toFixed(2)} ms CPU/s, service ${w.nodeCpuMsPerSecond.toFixed(2)} ms CPU/s; load ${w.load.toFixed(1)}`,
+            `  ${String(pending).padStart(7)} pending: ${w.passes} passes; per pass ${each}; PostgreSQL ${w.pgCpuMsPerSecond.toFixed(2)} ms CPU/s, service ${w.nodeCpuMsPerSecond.toFixed(2)} ms CPU/s; load ${w.load.toFixed(1)}`,
           );
         }
       }
-      const m = (pending: number, k: keyof Window) =>
-        median(windows.filter((w) => w.pending === pending).map((w) => w[k]));
+      const at = (pending: number) => windows.filter((w) => w.pending === pending);
+      const m = (pending: number, k: 'passes' | 'pgCpuMsPerSecond' | 'nodeCpuMsPerSecond') =>
+        median(at(pending).map((w) => w[k]));
+      const per = (pending: number, k: 'msPerPass' | 'buffersPerPass', digits: number) =>
+        SOURCES.map((_, i) => median(at(pending).map((w) => w[k][i]!)).toFixed(digits)).join(' / ');
       const row = (pending: number) =>
-        `| ${pending} | ${m(pending, 'passes').toFixed(0)} | ${m(pending, 'msPerPass').toFixed(3)} / ${m(pending, 'scheduledMsPerPass').toFixed(3)} | ${m(pending, 'buffersPerPass').toFixed(1)} / ${m(pending, 'scheduledBuffersPerPass').toFixed(1)} | ${m(pending, 'pgCpuMsPerSecond').toFixed(2)} | ${m(pending, 'nodeCpuMsPerSecond').toFixed(2)} |`;
+        `| ${pending} | ${m(pending, 'passes').toFixed(0)} | ${per(pending, 'msPerPass', 3)} | ${per(pending, 'buffersPerPass', 1)} | ${m(pending, 'pgCpuMsPerSecond').toFixed(2)} | ${m(pending, 'nodeCpuMsPerSecond').toFixed(2)} |`;
+      const names = SOURCES.map((s) => s.name).join(' / ');
       process.stdout.write(
-        `\n| pending reminders and scheduled messages (each) | passes per ${SECONDS} s | ms per pass, claim statement (reminders / scheduled) | buffers per pass (reminders / scheduled) | PostgreSQL CPU ms/s | service CPU ms/s |\n|---:|---:|---:|---:|---:|---:|\n${row(0)}\n${row(PENDING)}\n`,
+        `\n| pending of each kind | passes per ${SECONDS} s | ms per pass (${names}) | buffers per pass (${names}) | PostgreSQL CPU ms/s | service CPU ms/s |\n|---:|---:|---:|---:|---:|---:|\n${row(0)}\n${row(PENDING)}\n`,
       );
     } finally {
       await server.stop();

@@ -1606,7 +1606,7 @@ export type CreatePollDto = {
      */
     question: string;
     /**
-     * 2-10 options of 1-100 characters, distinct once trimmed, ignoring case.
+     * 2-10 options of 1-100 characters on one line, distinct once trimmed, ignoring case.
      */
     options: Array<string>;
     /**
