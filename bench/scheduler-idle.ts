@@ -38,7 +38,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const SOURCES = [
   { name: 'reminders', like: '%FROM reminders r WHERE r.remind_at <= statement_timestamp()%' },
   { name: 'scheduled messages', like: '%SELECT s.id FROM scheduled_messages s%' },
-  { name: 'poll closing', like: '%WHERE closed_at IS NULL AND closes_at IS NOT NULL AND closes_at <= statement_timestamp()%' },
+  {
+    name: 'poll closing',
+    like: '%WHERE closed_at IS NULL AND closes_at IS NOT NULL AND closes_at <= statement_timestamp()%',
+  },
 ] as const;
 
 interface Window {
@@ -205,7 +208,8 @@ async function main(): Promise<void> {
           const w = await window(pg, server.pid, pending);
           windows.push(w);
           const each = SOURCES.map(
-            (s, k) => `${s.name} ${w.msPerPass[k]!.toFixed(3)} ms, ${w.buffersPerPass[k]!.toFixed(1)} buffers`,
+            (s, k) =>
+              `${s.name} ${w.msPerPass[k]!.toFixed(3)} ms, ${w.buffersPerPass[k]!.toFixed(1)} buffers`,
           ).join('; ');
           log(
             `  ${String(pending).padStart(7)} pending: ${w.passes} passes; per pass ${each}; PostgreSQL ${w.pgCpuMsPerSecond.toFixed(2)} ms CPU/s, service ${w.nodeCpuMsPerSecond.toFixed(2)} ms CPU/s; load ${w.load.toFixed(1)}`,
