@@ -1,6 +1,6 @@
 import { AppError } from './errors/app-error';
 import { isUuid } from './ids';
-import { EXACT_TIME_PATTERN } from './keyset';
+import { isExactTime } from './keyset';
 
 /** Opaque keyset cursors: base64url JSON of the sort key of the last item of a page. */
 export function encodeCursor(parts: (string | number)[]): string {
@@ -40,7 +40,7 @@ export function decodeIdCursor(cursor: string, field = 'before'): string {
  */
 export function decodeTimeIdCursor(cursor: string, field = 'before'): { key: string; id: string } {
   const [key, id] = decodeCursor(cursor, ['string', 'string'], field) as [string, string];
-  if (!EXACT_TIME_PATTERN.test(key) || !isUuid(id)) throw AppError.validation(field, 'is not a valid cursor');
+  if (!isExactTime(key) || !isUuid(id)) throw AppError.validation(field, 'is not a valid cursor');
   return { key, id };
 }
 

@@ -5,7 +5,7 @@ import { ChannelWrites } from '../channels/writes';
 import type { BackendPrincipal } from '../common/auth/principal';
 import { AppError } from '../common/errors/app-error';
 import { isUuid, newId } from '../common/ids';
-import { EXACT_TIME_PATTERN } from '../common/keyset';
+import { isExactTime } from '../common/keyset';
 import { decodeCursor, pageOf } from '../common/pagination';
 import { isoNotNull } from '../common/time';
 import { MessageViews } from '../messages/message-view.service';
@@ -211,7 +211,6 @@ function cursorOf(status: ReviewStatus, value: string): ReviewCursor {
     return { status, id };
   }
   const [resolvedKey, id] = decodeCursor(value, ['string', 'string']) as [string, string];
-  if (!EXACT_TIME_PATTERN.test(resolvedKey) || !isUuid(id))
-    throw AppError.validation('before', 'is not a valid cursor');
+  if (!isExactTime(resolvedKey) || !isUuid(id)) throw AppError.validation('before', 'is not a valid cursor');
   return { status, resolvedKey, id };
 }

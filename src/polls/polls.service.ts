@@ -5,7 +5,7 @@ import type { WorkspacePrincipal } from '../common/auth/principal';
 import { AppError } from '../common/errors/app-error';
 import { newId, isUuid } from '../common/ids';
 import { decodeCursor, pageOf } from '../common/pagination';
-import { EXACT_TIME_PATTERN } from '../common/keyset';
+import { isExactTime } from '../common/keyset';
 import { parseRfc3339 } from '../common/rfc3339';
 import type { MessageView, PollView, UserRef } from '../contract/events';
 import { EventLogService } from '../events/event-log.service';
@@ -362,7 +362,7 @@ export class PollsService {
       string,
       string,
     ];
-    if (!EXACT_TIME_PATTERN.test(key) || !isUuid(user) || !isUuid(option))
+    if (!isExactTime(key) || !isUuid(user) || !isUuid(option))
       throw AppError.validation('before', 'is not a valid cursor');
     return { key, user, option };
   }
