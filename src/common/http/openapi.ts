@@ -29,6 +29,7 @@ export const API_TAGS: Record<string, string> = {
   'scheduled-messages':
     "A user's messages sent later: kept until their time, seen by nobody else until then, then sent as normal sends.",
   previews: "Link previews: a page's title, description, image and site name, fetched safely and cached.",
+  polls: 'Polls: messages of type poll, votes that replace, exact counts, closing by hand or at a set time.',
   search: 'Full-text search of messages.',
   sync: 'Catching up after a disconnect: events since a cursor.',
   attachments: 'Presigned uploads and the files they store.',
