@@ -113,6 +113,10 @@ describe('link previews: POST /v1/previews', () => {
   });
 
   it('at most 30 a minute per user, then 429 with Retry-After', async () => {
+    // on Redis the limit is a sliding estimate over two fixed minutes: 31 requests straddling a minute's
+    // end would count the earlier ones twice for a moment, so they start at the beginning of a minute
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 40_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 50));
     const answers = [];
     for (let i = 0; i < 31; i++) answers.push(await preview(ana, `${base}/article?n=${i}`));
     expect(answers.slice(0, 30).map((r) => r.status)).toEqual(Array(30).fill(200));

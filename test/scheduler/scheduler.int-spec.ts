@@ -90,9 +90,10 @@ describe('the scheduler across workers and restarts (PostgreSQL)', () => {
 
   it('two workers fire 60 reminders and send 60 scheduled messages due at once exactly once each', async () => {
     const [one, two] = [await worker(), await worker()];
-    const ids = await remind(60, 3000);
-    const scheduled = await schedule(60, 2500);
-    for (let waited = 0; waited < 15_000; waited += 250) {
+    // far enough ahead that 120 requests on a loaded machine still schedule the last one in time
+    const ids = await remind(60, 8000);
+    const scheduled = await schedule(60, 8000);
+    for (let waited = 0; waited < 25_000; waited += 250) {
       const done =
         (await firedEvents()).filter((e) => ids.includes(e.id)).length === ids.length &&
         (await sentScheduled()).filter((e) => scheduled.includes(e.id)).length === scheduled.length;
@@ -114,11 +115,13 @@ describe('the scheduler across workers and restarts (PostgreSQL)', () => {
 
   it('a reminder and a scheduled message that fell due while no worker ran fire as soon as one starts, once', async () => {
     const w = await worker();
-    const [id] = await remind(1, 2500);
-    const [sid] = await schedule(1, 2500);
+    const due = Date.now() + 5000;
+    const [id] = await remind(1, 5000);
+    const [sid] = await schedule(1, 5000);
     await w.close(); // stopped before the due time
     workers.length = 0;
-    await sleep(3500);
+    expect(Date.now()).toBeLessThan(due);
+    await sleep(due - Date.now() + 1000);
     expect((await firedEvents()).filter((e) => e.id === id)).toEqual([]);
     expect((await sentScheduled()).filter((e) => e.id === sid)).toEqual([]);
     const started = Date.now();
