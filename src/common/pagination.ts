@@ -39,9 +39,19 @@ export function decodeIdCursor(cursor: string, field = 'before'): string {
  * both checked before they reach SQL as `$n::timestamptz` and `$n::uuid`.
  */
 export function decodeTimeIdCursor(cursor: string, field = 'before'): { key: string; id: string } {
-  const [key, id] = decodeCursor(cursor, ['string', 'string'], field) as [string, string];
-  if (!isExactTime(key) || !isUuid(id)) throw AppError.validation(field, 'is not a valid cursor');
-  return { key, id };
+  const { key, ids } = decodeTimeIdsCursor(cursor, 1, field);
+  return { key, id: ids[0]! };
+}
+
+/** As decodeTimeIdCursor, for a sort key of a time and `count` ids (a poll's votes: user, option). */
+export function decodeTimeIdsCursor(
+  cursor: string,
+  count: number,
+  field = 'before',
+): { key: string; ids: string[] } {
+  const [key, ...ids] = decodeCursor(cursor, Array<'string'>(count + 1).fill('string'), field) as string[];
+  if (!isExactTime(key!) || !ids.every(isUuid)) throw AppError.validation(field, 'is not a valid cursor');
+  return { key: key!, ids };
 }
 
 export interface Page<T> {

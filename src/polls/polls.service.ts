@@ -3,9 +3,8 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ChannelWriteContext, ChannelWrites, ChannelWriteSession } from '../channels/writes';
 import type { WorkspacePrincipal } from '../common/auth/principal';
 import { AppError } from '../common/errors/app-error';
-import { newId, isUuid } from '../common/ids';
-import { decodeCursor, pageOf } from '../common/pagination';
-import { isExactTime } from '../common/keyset';
+import { newId } from '../common/ids';
+import { decodeTimeIdsCursor, pageOf } from '../common/pagination';
 import { parseRfc3339 } from '../common/rfc3339';
 import type { MessageView, PollView, UserRef } from '../contract/events';
 import { EventLogService } from '../events/event-log.service';
@@ -34,7 +33,7 @@ export interface PollVoteView {
 
 /**
  * Polls (CONTRACT §28). A poll is sent as a message of type `poll` (MessagesService's checks, in order,
- * with moderation of the question and of each option), its rows written in the send's transaction.
+ * with moderation of the question and of the options as one text), its rows written in the send's transaction.
  * Votes, withdrawals and closes run in the channel's write session with the poll row locked, so the
  * counters change exactly with the votes whatever runs at once; each change appends `poll.updated`
  * (realtime `message.updated` with its seq) and the webhook event (`poll.voted` / `poll.closed`).
@@ -136,12 +135,12 @@ export class PollsService {
   ): Promise<MessageView> {
     if (new Set(optionIds).size !== optionIds.length)
       throw AppError.validation('option_ids', 'must not name an option twice');
-    return this.change(p, messageId, 'vote', userExternalId, optionIds);
+    return this.change(p, messageId, userExternalId, optionIds);
   }
 
   /** DELETE /v1/messages/:id/poll/vote: withdraws the user's vote (none: a no-op). */
   withdraw(p: WorkspacePrincipal, messageId: string, userExternalId?: string): Promise<MessageView> {
-    return this.change(p, messageId, 'vote', userExternalId, []);
+    return this.change(p, messageId, userExternalId, []);
   }
 
   /** POST /v1/messages/:id/poll/close: its creator, a group admin or the backend; closed already: a no-op. */
@@ -224,11 +223,10 @@ export class PollsService {
   private async change(
     p: WorkspacePrincipal,
     messageId: string,
-    kind: 'vote',
     userExternalId: string | undefined,
     chosen: string[],
   ): Promise<MessageView> {
-    const ctx = await this.writes.open(p, null, kind, { messageId, userExternalId });
+    const ctx = await this.writes.open(p, null, 'vote', { messageId, userExternalId });
     const voter = ctx.actor!;
     return this.writes.write(ctx, async (s) => {
       const poll = await this.locked(s.m, ctx);
@@ -357,13 +355,7 @@ export class PollsService {
   }
 
   private cursor(value: string): { key: string; user: string; option: string } {
-    const [key, user, option] = decodeCursor(value, ['string', 'string', 'string']) as [
-      string,
-      string,
-      string,
-    ];
-    if (!isExactTime(key) || !isUuid(user) || !isUuid(option))
-      throw AppError.validation('before', 'is not a valid cursor');
-    return { key, user, option };
+    const { key, ids } = decodeTimeIdsCursor(value, 2);
+    return { key, user: ids[0]!, option: ids[1]! };
   }
 }
