@@ -6,6 +6,7 @@ import type Redis from 'ioredis';
 import type { Namespace, Server, ServerOptions } from 'socket.io';
 import type { Adapter, Room, SocketId } from 'socket.io-adapter';
 import { CorsOrigins, socketOriginAllowed } from '../common/http/cors';
+import type { FanoutLink } from '../infra/redis/fanout-link';
 import { RedisService } from '../infra/redis/redis.module';
 import { Metrics } from '../ops/metrics';
 import { channelRoom, presenceBatchRoom, presenceRoom } from './realtime-events';
@@ -60,25 +61,29 @@ export function countingEmits(adapter: Adapter, metrics: Metrics): Adapter {
  * The adapter's publishing connection. The Redis adapter delivers to this instance's sockets itself and
  * publishes for the others without waiting or handling a refusal (`pubClient.publish(...)` in
  * broadcast, socketsJoin, serverSideEmit...): with Redis away each emit would be an unhandled
- * rejection. Refusals are counted here instead; the local delivery has happened, only the other
- * instances miss that emit (what they miss of the event log they fetch through /v1/me/sync).
+ * rejection. Refusals are counted here instead (`link`, which the realtime publisher reads: it publishes
+ * the event log's events again when one of its publishes was refused); the local delivery has happened,
+ * only the other instances miss that emit.
  */
-export function publishingWithoutRejections(client: Redis, onRefused: (err: unknown) => void): Redis {
-  const refusedAsNone = (err: unknown): number => {
-    onRefused(err);
-    return 0;
-  };
+export function publishingWithoutRejections(
+  client: Redis,
+  link: FanoutLink,
+  onRefused: (err: unknown) => void,
+): Redis {
   const publish = client.publish.bind(client);
   const spublish = client.spublish.bind(client);
   client.publish = (channel: string | Buffer, message: string | Buffer): Promise<number> =>
-    publish(channel, message).catch(refusedAsNone);
+    link.track(publish(channel, message), onRefused);
   // The sharded adapter's (SERVICE_REDIS_ADAPTER=sharded). It delivers to this instance's sockets only
   // once its publish is answered: with Redis away a queued publish would hold every local emit until
   // Redis came back, so it is refused at once instead.
   client.spublish = (channel: string | Buffer, message: string | Buffer): Promise<number> =>
-    client.status === 'ready'
-      ? (spublish(channel, message) as Promise<number>).catch(refusedAsNone)
-      : Promise.resolve(refusedAsNone(new Error(`Redis is ${client.status}`)));
+    link.track(
+      client.status === 'ready'
+        ? (spublish(channel, message) as Promise<number>)
+        : Promise.reject(new Error(`Redis is ${client.status}`)),
+      onRefused,
+    );
   return client;
 }
 
@@ -142,17 +147,19 @@ export class RealtimeIoAdapter extends IoAdapter {
   }
 
   private redisAdapter(mode: 'classic' | 'sharded'): (nsp: Namespace) => Adapter {
-    const pub = publishingWithoutRejections(this.redis.duplicate('socket.io-pub'), () =>
+    const link = this.redis.fanout;
+    const pub = publishingWithoutRejections(this.redis.duplicate('socket.io-pub'), link, () =>
       this.metrics.fanoutFailures.inc(),
     );
     if (mode === 'classic') {
-      return createAdapter(pub, this.redis.duplicate('socket.io-sub'), {
-        key: `${this.redis.prefix}socket.io`,
-      });
+      const sub = this.redis.duplicate('socket.io-sub');
+      link.attach(pub, sub);
+      return createAdapter(pub, sub, { key: `${this.redis.prefix}socket.io` });
     }
     // the rooms' subscriptions are made as rooms appear, also while Redis is away: they wait for it (a
     // refused SSUBSCRIBE would leave the room deaf on this instance once Redis is back)
     const sub = this.redis.duplicate('socket.io-sub', { maxRetriesPerRequest: null });
+    link.attach(pub, sub);
     return createShardedAdapter(pub, sub, {
       channelPrefix: `${this.redis.prefix}socket.io`,
       subscriptionMode: 'dynamic',

@@ -134,7 +134,11 @@ export class RoomMoves {
 interface Read {
   e: StoredEvent;
   audience: Audience;
-  /** When it was first read. */
+  /**
+   * When its grace for a note starts: its commit (the database's clock), or when it was read if that
+   * is earlier. A note comes soon after the commit or never: what was committed while Redis was away
+   * (read once it is back) has waited long enough already.
+   */
   since: number;
   /** Waiting for its instance's note (PublishLedger); else handed on. */
   held: boolean;
@@ -166,6 +170,7 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
   /** Read events from the first one still held, in log order (the saved cursor stays before them). */
   private waiting: Read[] = [];
   private detachLive?: () => void;
+  private detachSteady?: () => void;
   /** After Redis came back, sends go through the log until then (what it still holds goes out first, in order). */
   private liveAfter = 0;
   private readonly moves = new RoomMoves();
@@ -189,6 +194,8 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
   onApplicationBootstrap(): void {
     this.registered = true;
     this.detachLive = this.live.attach((m) => this.publishLive(m));
+    // what was held while the adapter's link was down goes out as soon as it is steady again
+    this.detachSteady = this.redis.fanout.onSteady(() => this.tail.nudge());
     let connected = this.redis.ready;
     this.redis.client?.on('ready', () => {
       if (connected) this.liveAfter = Date.now() + 2 * LIVE_GRACE_MS;
@@ -203,6 +210,7 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     if (!this.registered) return;
     this.registered = false;
     this.detachLive?.();
+    this.detachSteady?.();
     await this.tail.unregister(this);
     if (this.lease.isLeader)
       await this.cursor.flush().catch((e: unknown) => this.logger.warn(`saving the cursor: ${String(e)}`));
@@ -243,6 +251,10 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
   build(q: PassStatement): string | null {
     const at = this.readAt;
     if (!this.registered || !this.lease.isLeader || !at || this.loading) return null;
+    // Redis away (or not back long enough for every instance to subscribe again): what would be
+    // published now would reach this instance's sockets only. Hold it; it goes out, in order, once
+    // the link is steady (onSteady nudges the tail).
+    if (!this.redis.fanout.steady()) return null;
     this.cursor.saveInto(q, this.cursor.sinceSave >= SAVE_EVERY_MS);
     q.cte(
       'rt_ev',
@@ -294,15 +306,22 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
       this.waiting.push({
         e,
         audience: only ? { except: [], only } : { except: blockers.get(id) ?? [] },
-        since: now,
+        since: Math.min(now, e.created_at.getTime()),
         held: true,
       });
     }
     const last = events[events.length - 1];
     if (last) this.readAt = { txId: last.tx_id, position: Number(last.position) };
     const { out: ready, behind } = this.handOn(now);
+    const fanout = this.redis.fanout;
+    const refusals = fanout.refusals;
     try {
       await this.publish(ready);
+      // the adapter publishes without waiting: a refusal (Redis went away meanwhile) means another
+      // instance may have missed these events, so they are read and published again (sockets that got
+      // them already drop a seq they have)
+      await fanout.settled();
+      if (fanout.refusals !== refusals) throw new Error('Redis refused a publish: the batch goes out again');
     } catch (e) {
       this.readAt = before.readAt;
       this.waiting = before.waiting;
@@ -351,7 +370,11 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     // with Redis away (or just back) the notes of other instances' sends were lost and the log's
     // publisher holds them for a while: a live emit would overtake them. Leave sends to the publisher,
     // which keeps each channel in order, until what it holds has gone out.
-    if (!this.gateway.server || (this.redis.enabled && (!this.redis.ready || Date.now() < this.liveAfter)))
+    if (
+      !this.gateway.server ||
+      (this.redis.enabled &&
+        (!this.redis.ready || Date.now() < this.liveAfter || !this.redis.fanout.steady()))
+    )
       return false;
     const { shadowed: _, ...view } = m.view;
     const rendered = new Map<string, MessageView>([[view.id, view]]);

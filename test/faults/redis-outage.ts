@@ -1,9 +1,28 @@
+import { spawn } from 'child_process';
 import { closeAllSockets, connectSocket, sleep, TestSocket } from '../support/socket';
 import { call, ChatRoom, chatRoom, isContractError, metric, Reply, send } from './support/chat';
 import { FaultEnvironment, poll, ServiceProcess } from './support/processes';
 
 /** Longer than the 3–8 s after which an instance used to exit (issue 11, finding 1). */
 const OUTAGE_MS = 10_000;
+/** Issue 29: what was committed during an outage reaches every socket this soon after Redis answers again. */
+const BACKLOG_WITHIN_MS = 2_000;
+const OUTAGES_IN_A_ROW = 5;
+
+/** `stress-ng --cpu 2` until stopped (by its PID): the loaded machine the backlog budget must hold on. */
+async function loadTheMachine(): Promise<() => Promise<void>> {
+  const child = spawn('stress-ng', ['--cpu', '2', '--timeout', '900s', '--quiet'], { stdio: 'ignore' });
+  await new Promise<void>((resolve, reject) => {
+    child.once('spawn', resolve);
+    child.once('error', (e) => reject(new Error(`stress-ng did not start: ${String(e)}`)));
+  });
+  return async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+  };
+}
 
 const isMessage = (id: string) => (e: any) => e?.data?.id === id;
 
@@ -108,6 +127,82 @@ export function redisOutage(environment: () => FaultEnvironment): void {
       for (const s of env.all())
         expect([s.name, await metric(s, 'process_unhandled_rejections_total')]).toEqual([s.name, 0]);
       expect(await metric(one, 'realtime_fanout_failures_total')).toBeGreaterThan(0); // counted, not thrown
+    });
+
+    it(`publishes what was committed during an outage to every socket within ${BACKLOG_WITHIN_MS} ms of Redis answering again, in seq order, ${OUTAGES_IN_A_ROW} outages in a row on a loaded machine`, async () => {
+      const r = await chatRoom(env, env.apis[0], ['ana', 'bo', 'cy', 'di', 'ed']);
+      const [sender, ...readers] = r.users as [ChatRoom['users'][number], ...ChatRoom['users']];
+      // 8 sockets: each of 4 readers on both instances
+      const sockets = await Promise.all(
+        readers.flatMap((u) => env.apis.map((api) => connectSocket(api.baseUrl, u.token))),
+      );
+      const first = await send(env.apis[0], r, sender, 'before the outages');
+      expect(first.status).toBe(201);
+      for (const s of sockets) await s.waitFor('message.new', isMessage(first.body.id), 10_000);
+      const acked = [first.body.id as string];
+      const stopLoad = await loadTheMachine();
+      const rounds: { committed: number; lastArrivalMs: number; missing: number }[] = [];
+      try {
+        for (let round = 0; round < OUTAGES_IN_A_ROW; round++) {
+          await env.redis.kill();
+          const during: string[] = [];
+          const until = Date.now() + 3_000;
+          for (let i = 0; Date.now() < until; i++) {
+            const api = env.apis[i % 2]!;
+            const res = await send(api, r, sender, `outage ${round}, m${i} via ${api.name}`);
+            expectServed(res, `send ${i} of outage ${round} via ${api.name}`);
+            if (res.status === 201) during.push(res.body.id);
+            await sleep(100);
+          }
+          await env.redis.start(); // resolves once Redis answers a connection
+          const back = Date.now();
+          // every socket gets every message of the outage (waiting longer than the budget, to report by how much)
+          const deadline = back + BACKLOG_WITHIN_MS + 8_000;
+          const arrivals = await Promise.all(
+            sockets.map(async (s) => {
+              let last = back;
+              let missing = 0;
+              for (const id of during) {
+                const got = await s
+                  .waitFor('message.new', isMessage(id), Math.max(1, deadline - Date.now()))
+                  .then(() => s.events.find((e) => e.name === 'message.new' && e.payload?.data?.id === id))
+                  .catch(() => undefined);
+                if (got) last = Math.max(last, got.at);
+                else missing++;
+              }
+              return { last, missing };
+            }),
+          );
+          acked.push(...during);
+          rounds.push({
+            committed: during.length,
+            lastArrivalMs: Math.max(...arrivals.map((a) => a.last)) - back,
+            missing: arrivals.reduce((n, a) => n + a.missing, 0),
+          });
+          env.expectAllAlive();
+          for (const s of env.all())
+            await poll(`${s.name} ready with Redis`, () => readyWithRedis(s), 30_000, 250);
+        }
+      } finally {
+        await stopLoad();
+      }
+      // each outage committed messages, and each socket had all of them within the budget
+      for (const round of rounds) expect(round.committed).toBeGreaterThan(0);
+      expect(rounds.filter((x) => x.missing > 0 || x.lastArrivalMs > BACKLOG_WITHIN_MS)).toEqual([]);
+      // on every socket: each message once (a seq it already has is dropped), in seq order, no gap
+      for (const s of sockets) {
+        const got = s.events.filter((e) => e.name === 'message.new' && e.payload.channel_id === r.channelId);
+        const bySeq = new Map<number, string>();
+        for (const e of got) {
+          const had = bySeq.get(e.payload.seq);
+          if (had !== undefined) expect(had).toBe(e.payload.data.id); // a repeat is the same event
+          bySeq.set(e.payload.seq, e.payload.data.id);
+        }
+        const seqs = [...bySeq.keys()];
+        expect(seqs).toEqual([...seqs].sort((a, b) => a - b)); // first arrivals in seq order
+        expect(seqs[seqs.length - 1]! - seqs[0]! + 1).toBe(seqs.length); // contiguous
+        expect(new Set(bySeq.values())).toEqual(new Set(acked));
+      }
     });
 
     it('loses no realtime event silently: what was committed around the outage reaches the sockets in seq order, or is there to fetch through /v1/me/sync', async () => {

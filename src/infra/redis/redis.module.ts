@@ -2,6 +2,13 @@ import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } fro
 import Redis from 'ioredis';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
+import { FanoutLink } from './fanout-link';
+
+/**
+ * A lost connection is tried again at most this long apart: realtime across instances resumes within
+ * about this much of Redis answering again (issue 29: the outage's backlog out within 2 s).
+ */
+export const RECONNECT_MAX_MS = 500;
 
 /**
  * The optional Redis connection. `client` is null on the embedded default: features pick their
@@ -14,6 +21,8 @@ export class RedisService implements OnApplicationShutdown {
   readonly prefix: string;
   private readonly logger = new Logger('Redis');
   private readonly extra: Redis[] = [];
+  /** The Socket.IO adapter's connections, as the realtime publisher watches them (empty without Redis). */
+  readonly fanout = new FanoutLink();
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.prefix = config.SERVICE_REDIS_PREFIX;
@@ -61,7 +70,7 @@ export class RedisService implements OnApplicationShutdown {
       connectionName: `chat-service:${name}`,
       maxRetriesPerRequest: options.maxRetriesPerRequest === undefined ? 2 : options.maxRetriesPerRequest,
       enableOfflineQueue: true,
-      retryStrategy: (times) => Math.min(times * 200, 2000),
+      retryStrategy: (times) => Math.min(times * 100, RECONNECT_MAX_MS),
     });
     let down = false;
     conn.on('error', (err: Error) => {
