@@ -77,7 +77,8 @@ export async function freshStorage(mode: Mode): Promise<Storage> {
 
 /**
  * Spawns `node dist/main.js` the way production runs it and waits until /readyz answers 200.
- * `opts.main` starts another build (default: MAIN).
+ * `opts.main` starts another build (default: MAIN). BENCH_NODE_ARGS adds Node options to the service's
+ * command line (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` for an on-CPU profile of each service).
  */
 export async function startServer(
   storage: Storage,
@@ -97,10 +98,14 @@ export async function startServer(
     ...extraEnv,
   });
   const started = process.hrtime.bigint();
-  const child: ChildProcess = spawn(process.execPath, [opts.main ?? MAIN], {
-    env,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), opts.main ?? MAIN],
+    {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -45,11 +45,12 @@ export function threadParticipantsJson(ids: string): string {
 }
 
 /**
- * CONTRACT §28: the poll (json) of each poll message of `msg`, and `my_votes`, the option ids `viewer`
- * (a uuid expression; null: none) chose. Only rows of type poll are looked up.
+ * CONTRACT §28: message `msg`'s poll and `my_votes`, the option ids `viewer` (a uuid expression; null:
+ * none) chose, as one json `{poll, my_votes}`; null for any other type of message. The CASE runs the
+ * lookup for poll messages only: a page without polls costs one comparison per message.
  */
-export function pollsSql(viewer: string): string {
-  return `SELECT p.message_id, json_build_object(
+function pollSql(msg: string, viewer: string): string {
+  return `CASE WHEN ${msg}.type = 'poll' THEN (SELECT json_build_object('poll', json_build_object(
             'id', p.id, 'question', p.question,
             'options', (SELECT json_agg(json_build_object('id', o.id, 'text', o.text, 'vote_count', o.vote_count) ORDER BY o.position)
                           FROM poll_options o WHERE o.poll_id = p.id),
@@ -60,12 +61,11 @@ export function pollsSql(viewer: string): string {
             'closed', p.closed_at IS NOT NULL OR coalesce(p.closes_at <= statement_timestamp(), false),
             'closed_at', ${isoTime('coalesce(p.closed_at, CASE WHEN p.closes_at <= statement_timestamp() THEN p.closes_at END)')},
             'created_by', (SELECT json_build_object('id', cu.id, 'external_id', cu.external_id, 'name', cu.name)
-                             FROM users cu WHERE cu.id = p.created_by AND cu.external_id IS NOT NULL)) AS poll,
-          (SELECT coalesce(json_agg(v.option_id ORDER BY o.position), '[]'::json)
-             FROM poll_votes v JOIN poll_options o ON o.id = v.option_id
-            WHERE v.poll_id = p.id AND v.user_id = ${viewer}) AS my_votes
-     FROM msg JOIN polls p ON p.message_id = msg.id
-    WHERE msg.type = 'poll'`;
+                             FROM users cu WHERE cu.id = p.created_by AND cu.external_id IS NOT NULL)),
+          'my_votes', (SELECT coalesce(json_agg(v.option_id ORDER BY o.position), '[]'::json)
+                         FROM poll_votes v JOIN poll_options o ON o.id = v.option_id
+                        WHERE v.poll_id = p.id AND v.user_id = ${viewer}))
+     FROM polls p WHERE p.message_id = ${msg}.id) END`;
 }
 
 /** CONTRACT §7: the quote carries the first 180 Unicode code points of the parent's content. */
@@ -85,7 +85,8 @@ interface MessageRow {
   attachment_url: string | null;
   attachment: AttachmentView | null;
   metadata: Record<string, unknown> | null;
-  previews: LinkPreview[];
+  /** null: none (the common case, left unparsed). */
+  previews: LinkPreview[] | null;
   parent_id: string | null;
   /** Times as the API shows them (isoTime). */
   created_at: string;
@@ -137,8 +138,7 @@ export function sourceParam(params: unknown[], value: unknown, type: 'uuid' | 't
 
 interface RenderedRow extends MessageRow {
   created_key: string | null;
-  poll: PollView | null;
-  my_votes: string[] | null;
+  poll: { poll: PollView; my_votes: string[] } | null;
   mentions: MentionRef[] | null;
   reactions: ReactionView[] | null;
   receipt_status: ReceiptStatus;
@@ -219,11 +219,11 @@ export class MessageViews {
                                         ORDER BY mm.position) AS mentions
            FROM message_mentions mm JOIN users mu ON mu.id = mm.user_id AND mu.external_id IS NOT NULL
           WHERE mm.message_id IN (SELECT id FROM src)
-          GROUP BY mm.message_id),
-       px AS (${pollsSql('$2::uuid')})
+          GROUP BY mm.message_id)
        SELECT msg.id, msg.channel_id, c.external_id AS channel_external_id, msg.user_id,
               u.id AS u_id, u.external_id AS u_external_id, u.name AS u_name, u.avatar_url AS u_avatar_url,
-              msg.content, msg.type, msg.attachment_url, msg.attachment, msg.metadata, msg.previews, msg.parent_id,
+              msg.content, msg.type, msg.attachment_url, msg.attachment, msg.metadata,
+              NULLIF(msg.previews, '[]'::jsonb) AS previews, msg.parent_id,
               ${isoTime('msg.created_at')} AS created_at, ${isoTime('msg.edited_at')} AS edited_at,
               ${isoTime('msg.deleted_at')} AS deleted_at, msg.created_key, msg.thread_id, msg.show_in_channel, msg.shadowed,
               t.reply_count, ${isoTime('t.last_reply_at')} AS last_reply_at, t.reply_no AS t_reply_no,
@@ -233,7 +233,7 @@ export class MessageViews {
               left(p.content, ${QUOTE_MAX_CODE_POINTS}) AS p_content, p.type AS p_type, p.deleted_at IS NOT NULL AS p_deleted,
               ${isoTime('pin.pinned_at')} AS pinned_at, pb.id AS pb_id, pb.external_id AS pb_external_id, pb.name AS pb_name,
               CASE WHEN msg.deleted_at IS NULL THEN mx.mentions END AS mentions,
-              rx.reactions, px.poll, px.my_votes,
+              rx.reactions, ${pollSql('msg', '$2::uuid')} AS poll,
               -- the furthest-behind member other than the author decides (nobody else: sent)
               CASE WHEN b.delivered IS NULL THEN 'sent'
                    WHEN c.receipts AND b.read >= msg.created_at THEN 'read'
@@ -260,7 +260,6 @@ export class MessageViews {
          }
          LEFT JOIN rx ON rx.message_id = msg.id
          LEFT JOIN mx ON mx.message_id = msg.id
-         LEFT JOIN px ON px.message_id = msg.id
         ORDER BY msg.ord`,
       [viewer.workspaceId, viewer.userId, ...source.params],
     );
@@ -336,9 +335,12 @@ function viewOf(r: RenderedRow, viewer: string | null, threads: boolean, answer:
       count: x.count,
       reacted_by_me: x.reacted_by_me,
     })),
-    previews: deleted ? [] : r.previews,
+    previews: deleted ? [] : (r.previews ?? []),
     ...(r.type === 'poll'
-      ? { poll: deleted || !r.poll ? null : answer ? { ...r.poll, my_votes: r.my_votes ?? [] } : r.poll }
+      ? {
+          poll:
+            deleted || !r.poll ? null : answer ? { ...r.poll.poll, my_votes: r.poll.my_votes } : r.poll.poll,
+        }
       : {}),
     pinned_at: r.pinned_at,
     pinned_by: r.pb_id ? { id: r.pb_id, external_id: r.pb_external_id!, name: r.pb_name } : null,
