@@ -1,7 +1,7 @@
+import { prepared } from '../infra/database/prepared';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ChannelWrites } from '../channels/writes';
-import { rows } from '../infra/database/sql';
 import { DueSource, Scheduler } from '../scheduler/scheduler.service';
 import { PollsService } from './polls.service';
 
@@ -28,7 +28,7 @@ export class PollClosing implements DueSource, OnModuleInit {
   }
 
   async fireDue(limit: number): Promise<number> {
-    const due = await rows<{ id: string; workspace_id: string; channel_id: string; message_id: string }>(
+    const due = await prepared<{ id: string; workspace_id: string; channel_id: string; message_id: string }>(
       this.db.manager,
       `SELECT p.id, p.workspace_id, m.channel_id, p.message_id
          FROM (SELECT id, workspace_id, message_id, closes_at FROM polls

@@ -1,3 +1,4 @@
+import { prepared } from '../infra/database/prepared';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { WorkspacePrincipal } from '../common/auth/principal';
@@ -105,7 +106,7 @@ export class PreviewsService implements DueSource, OnModuleInit {
 
   /** The scheduler's pass: expired cache rows, `limit` at a time (the `link_previews_expiry` index). */
   async fireDue(limit: number): Promise<number> {
-    const gone = await rows<{ url: string }>(
+    const gone = await prepared<{ url: string }>(
       this.db.manager,
       `DELETE FROM link_previews l USING (
          SELECT workspace_id, url FROM link_previews

@@ -1,7 +1,7 @@
+import { prepared } from '../infra/database/prepared';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { EventLogService } from '../events/event-log.service';
-import { rows } from '../infra/database/sql';
 import { DueSource, Scheduler } from '../scheduler/scheduler.service';
 import { COLUMNS, ReminderRow, ReminderViews, webhookPayload } from './reminder-views';
 
@@ -33,7 +33,7 @@ export class ReminderFiring implements DueSource, OnModuleInit {
    */
   async fireDue(limit: number): Promise<number> {
     return this.db.transaction(async (m) => {
-      const fired = await rows<ReminderRow>(
+      const fired = await prepared<ReminderRow>(
         m,
         `WITH due AS (
            SELECT r.id FROM reminders r WHERE r.remind_at <= statement_timestamp() AND r.fired_at IS NULL

@@ -1,3 +1,4 @@
+import { prepared } from '../infra/database/prepared';
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { WorkspacePrincipal } from '../common/auth/principal';
@@ -75,7 +76,7 @@ export class ScheduledFiring implements DueSource, OnModuleInit {
    */
   async fireDue(limit: number): Promise<number> {
     const claim = newId();
-    const due = await rows<DueRow & { scheduled_key: string }>(
+    const due = await prepared<DueRow & { scheduled_key: string }>(
       this.db.manager,
       `WITH due AS (
          SELECT s.id FROM scheduled_messages s

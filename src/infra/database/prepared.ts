@@ -1,6 +1,7 @@
 import { createHash } from 'crypto';
 import type { Pool, PoolClient, QueryConfig } from 'pg';
 import type { EntityManager } from 'typeorm';
+import { rows } from './sql';
 
 /** The pg client of a TypeORM postgres query runner (set once it is connected). */
 interface PgQueryRunner {
@@ -29,7 +30,7 @@ function nameOf(text: string): string {
  * Runs a statement as a named prepared statement: PostgreSQL parses and plans it once per connection
  * instead of on every call (a third of the backend's CPU on the hot paths, measured). Inside a
  * transaction it goes through that transaction's connection; outside, through the pool, like
- * `EntityManager.query`. Falls back to `m.query` when the driver is not pg's (it always is here).
+ * `EntityManager.query`. Falls back to `m.query` (through `rows`) when the driver is not pg's.
  */
 export async function prepared<T>(m: EntityManager, text: string, values: unknown[]): Promise<T[]> {
   const config: QueryConfig = { name: nameOf(text), text, values };
@@ -42,5 +43,5 @@ export async function prepared<T>(m: EntityManager, text: string, values: unknow
   }
   const pool = (m.connection.driver as unknown as PgDriver).master;
   if (pool && typeof pool.query === 'function') return (await pool.query(config)).rows as T[];
-  return m.query(text, values);
+  return rows<T>(m, text, values);
 }
