@@ -70,6 +70,8 @@ export interface PassInfo {
   bound: string;
   /** The newest position in the log (0 when it is empty), for the followers' lag. */
   head: number;
+  /** The database's clock when the statement ran (epoch ms): an event's age is this less its created_at. */
+  dbNowMs: number;
 }
 
 /**
@@ -101,6 +103,7 @@ export function composePass(parts: LogTailPart[]): {
   const text = `${FOLLOWER_TAG}
 WITH log_bound AS MATERIALIZED (SELECT ${SETTLED_BOUND_IN_STATEMENT} AS bound)${q.ctes.length ? `,\n${q.ctes.join(',\n')}` : ''}
 SELECT log_bound.bound::text AS bound, (SELECT max(e.position) FROM events e) AS head,
+       extract(epoch FROM clock_timestamp()) * 1000 AS db_now_ms,
        (SELECT e.tx_id FROM events e WHERE e.tx_id >= log_bound.bound ORDER BY e.tx_id, e.position LIMIT 1) IS NOT NULL AS held${select.map((s) => `,\n       ${s}`).join('')}
   FROM log_bound`;
   return { text, params: q.params, outputs };
@@ -109,6 +112,7 @@ SELECT log_bound.bound::text AS bound, (SELECT max(e.position) FROM events e) AS
 interface PassRow {
   bound: string;
   head: number | string | null;
+  db_now_ms: number | string;
   held: boolean;
   [part: string]: unknown;
 }
@@ -255,7 +259,8 @@ export class LogTail implements BeforeApplicationShutdown {
   private afterPass(): void {
     if (this.failed) {
       this.failed = false;
-      this.schedule(POLL_MS);
+      // asked for again meanwhile (a commit, a link back): soon; else the idle pace
+      this.schedule(this.again ? this.paced(NUDGE_DELAY_MS) : POLL_MS);
     } else if (this.more) {
       this.schedule(0); // a backlog: read on at once
     } else if (this.again) {
@@ -308,7 +313,11 @@ export class LogTail implements BeforeApplicationShutdown {
     const results = await Promise.all(
       outputs.map(async ({ part, column }) => {
         try {
-          return await part.apply(row[column], { bound: row.bound, head: Number(row.head ?? 0) });
+          return await part.apply(row[column], {
+            bound: row.bound,
+            head: Number(row.head ?? 0),
+            dbNowMs: Number(row.db_now_ms),
+          });
         } catch (err) {
           this.logger.warn(`${part.name}: ${String(err)}`);
           this.failed = true;

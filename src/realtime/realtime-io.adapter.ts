@@ -148,8 +148,11 @@ export class RealtimeIoAdapter extends IoAdapter {
 
   private redisAdapter(mode: 'classic' | 'sharded'): (nsp: Namespace) => Adapter {
     const link = this.redis.fanout;
-    const pub = publishingWithoutRejections(this.redis.duplicate('socket.io-pub'), link, () =>
-      this.metrics.fanoutFailures.inc(),
+    // a publish unanswered for a second (a half-open connection) is refused, not kept waiting
+    const pub = publishingWithoutRejections(
+      this.redis.duplicate('socket.io-pub', { commandTimeout: 1_000 }),
+      link,
+      () => this.metrics.fanoutFailures.inc(),
     );
     if (mode === 'classic') {
       const sub = this.redis.duplicate('socket.io-sub');

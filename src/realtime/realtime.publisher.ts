@@ -31,6 +31,8 @@ const STALE_BACKLOG_SECONDS = 120;
  * instance crashed between commit and publish, or its note was lost).
  */
 export const LIVE_GRACE_MS = 1_000;
+/** A pass waits this long at most for Redis to answer its publishes (else they count as refused). */
+const SETTLE_PUBLISHES_MS = 500;
 
 /**
  * The log is read in transaction-id order, but a channel's seq is taken under the channel row lock,
@@ -135,9 +137,9 @@ interface Read {
   e: StoredEvent;
   audience: Audience;
   /**
-   * When its grace for a note starts: its commit (the database's clock), or when it was read if that
-   * is earlier. A note comes soon after the commit or never: what was committed while Redis was away
-   * (read once it is back) has waited long enough already.
+   * When its grace for a note starts: when it was written (its created_at, the transaction's start, aged
+   * on the database's clock), at most LIVE_GRACE_MS before it was read. A note comes soon after the
+   * commit or never: what was committed while Redis was away (read once it is back) has waited enough.
    */
   since: number;
   /** Waiting for its instance's note (PublishLedger); else handed on. */
@@ -306,7 +308,7 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
       this.waiting.push({
         e,
         audience: only ? { except: [], only } : { except: blockers.get(id) ?? [] },
-        since: Math.min(now, e.created_at.getTime()),
+        since: now - Math.min(LIVE_GRACE_MS, Math.max(0, pass.dbNowMs - e.created_at.getTime())),
         held: true,
       });
     }
@@ -314,14 +316,16 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     if (last) this.readAt = { txId: last.tx_id, position: Number(last.position) };
     const { out: ready, behind } = this.handOn(now);
     const fanout = this.redis.fanout;
-    const refusals = fanout.refusals;
+    const [refusals, drops, mark] = [fanout.refusals, fanout.drops, fanout.mark()];
     try {
       await this.publish(ready);
-      // the adapter publishes without waiting: a refusal (Redis went away meanwhile) means another
-      // instance may have missed these events, so they are read and published again (sockets that got
-      // them already drop a seq they have)
-      await fanout.settled();
-      if (fanout.refusals !== refusals) throw new Error('Redis refused a publish: the batch goes out again');
+      // the adapter publishes without waiting: a refusal, an answer that does not come, or a drop of
+      // the link meanwhile (a queued publish may be sent on reconnecting, before the other instances
+      // subscribed again) means another instance may have missed these events: they are read and
+      // published again (sockets that got them already drop a seq they have)
+      const answered = await fanout.settled(mark, SETTLE_PUBLISHES_MS);
+      if (!answered || fanout.refusals !== refusals || fanout.drops !== drops || !fanout.steady())
+        throw new Error('a publish may not have reached every instance: the batch goes out again');
     } catch (e) {
       this.readAt = before.readAt;
       this.waiting = before.waiting;
@@ -349,11 +353,13 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
       if (e.channel_id && blocked.has(e.channel_id)) continue;
       const noted = e.channel_id && e.seq !== null ? this.ledger.lookup(e.channel_id, Number(e.seq)) : false;
       if (noted === undefined && e.type === 'message.created') {
-        if (now - r.since < LIVE_GRACE_MS) {
+        // just after Redis came back no instance publishes sends live (publishLive), and their notes of
+        // that (sent as Redis came back) may have missed this instance's subscription: no note to wait for
+        if (now - r.since < LIVE_GRACE_MS && now >= this.liveAfter) {
           blocked.add(e.channel_id!);
           continue;
         }
-        this.metrics.heldTooLong.inc();
+        if (now >= this.liveAfter) this.metrics.heldTooLong.inc();
       }
       r.held = false;
       if (noted !== true) out.push(r);

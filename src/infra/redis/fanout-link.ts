@@ -15,9 +15,12 @@ export const FANOUT_SETTLE_MS = 600;
  */
 export class FanoutLink {
   private readonly conns: Redis[] = [];
-  private readonly inflight = new Set<Promise<unknown>>();
+  /** Publishes not answered yet, each with its number in the order they were made. */
+  private readonly inflight = new Map<Promise<unknown>, number>();
+  private made = 0;
   private readonly steadyListeners = new Set<() => void>();
   private refused = 0;
+  private downs = 0;
   /** When the last attached connection became ready (0 while one is down). */
   private upSince = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -48,6 +51,15 @@ export class FanoutLink {
     return this.refused;
   }
 
+  /**
+   * Times a connection went down so far. A publish queued or in flight across a drop may still be sent
+   * once it reconnects, and answered, before the other instances have subscribed again: a batch during
+   * which this changed is published again.
+   */
+  get drops(): number {
+    return this.downs;
+  }
+
   /** A publish of the adapter: counted until answered; a refusal is counted and answered as 0 receivers. */
   track(publish: Promise<number>, onRefused: (err: unknown) => void): Promise<number> {
     const p = publish.catch((err: unknown) => {
@@ -55,14 +67,30 @@ export class FanoutLink {
       onRefused(err);
       return 0;
     });
-    this.inflight.add(p);
+    this.inflight.set(p, this.made++);
     void p.finally(() => this.inflight.delete(p));
     return p;
   }
 
-  /** Resolves once every publish made so far is answered or refused. */
-  async settled(): Promise<void> {
-    if (this.inflight.size) await Promise.all([...this.inflight]);
+  /** A mark before some publishes, for `settled`. */
+  mark(): number {
+    return this.made;
+  }
+
+  /**
+   * Whether every publish made since `mark` was answered or refused within `ms` (false: some are still
+   * waiting, on a connection that is gone or hangs; the caller counts them as refused).
+   */
+  async settled(mark: number, ms: number): Promise<boolean> {
+    const waiting = [...this.inflight].filter(([, n]) => n >= mark).map(([p]) => p);
+    if (!waiting.length) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)));
+    try {
+      return await Promise.race([Promise.all(waiting).then(() => true as const), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** `listener` runs each time the link becomes steady again. Returns its removal. */
@@ -74,6 +102,7 @@ export class FanoutLink {
   private changed(): void {
     const up = this.conns.every((c) => c.status === 'ready');
     if (!up) {
+      if (this.upSince) this.downs++;
       this.upSince = 0;
       if (this.timer) clearTimeout(this.timer);
       this.timer = null;

@@ -10,6 +10,12 @@ import { FanoutLink } from './fanout-link';
  */
 export const RECONNECT_MAX_MS = 500;
 
+/** Per connection: retries of a command across reconnects (null: until it is answered), a deadline for an answer. */
+interface ConnectionOptions {
+  maxRetriesPerRequest?: number | null;
+  commandTimeout?: number;
+}
+
 /**
  * The optional Redis connection. `client` is null on the embedded default: features pick their
  * in-process implementation then (rate limiter, presence, queue, Socket.IO adapter).
@@ -39,7 +45,7 @@ export class RedisService implements OnApplicationShutdown {
   }
 
   /** A further connection (subscribers and blocking commands need their own). */
-  duplicate(name: string, options: { maxRetriesPerRequest?: number | null } = {}): Redis {
+  duplicate(name: string, options: ConnectionOptions = {}): Redis {
     if (!this.config.REDIS_URL) throw new Error('Redis is not configured');
     const conn = this.connect(name, options);
     this.extra.push(conn);
@@ -65,11 +71,12 @@ export class RedisService implements OnApplicationShutdown {
     await Promise.all(conns.map((c) => c.quit().catch(() => c.disconnect())));
   }
 
-  private connect(name: string, options: { maxRetriesPerRequest?: number | null } = {}): Redis {
+  private connect(name: string, options: ConnectionOptions = {}): Redis {
     const conn = new Redis(this.config.REDIS_URL!, {
       connectionName: `chat-service:${name}`,
       maxRetriesPerRequest: options.maxRetriesPerRequest === undefined ? 2 : options.maxRetriesPerRequest,
       enableOfflineQueue: true,
+      ...(options.commandTimeout ? { commandTimeout: options.commandTimeout } : {}),
       retryStrategy: (times) => Math.min(times * 100, RECONNECT_MAX_MS),
     });
     let down = false;
