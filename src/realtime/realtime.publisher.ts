@@ -316,15 +316,14 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     if (last) this.readAt = { txId: last.tx_id, position: Number(last.position) };
     const { out: ready, behind } = this.handOn(now);
     const fanout = this.redis.fanout;
-    const [refusals, drops, mark] = [fanout.refusals, fanout.drops, fanout.mark()];
+    const mark = fanout.mark();
     try {
       await this.publish(ready);
       // the adapter publishes without waiting: a refusal, an answer that does not come, or a drop of
       // the link meanwhile (a queued publish may be sent on reconnecting, before the other instances
       // subscribed again) means another instance may have missed these events: they are read and
       // published again (sockets that got them already drop a seq they have)
-      const answered = await fanout.settled(mark, SETTLE_PUBLISHES_MS);
-      if (!answered || fanout.refusals !== refusals || fanout.drops !== drops || !fanout.steady())
+      if (!(await fanout.reachedAll(mark, SETTLE_PUBLISHES_MS)))
         throw new Error('a publish may not have reached every instance: the batch goes out again');
     } catch (e) {
       this.readAt = before.readAt;

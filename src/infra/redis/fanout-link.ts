@@ -13,13 +13,22 @@ export const FANOUT_SETTLE_MS = 600;
  * made was refused since (`refusals`, `settled`). The adapter attaches its connections and routes each
  * publish through `track`; the adapter itself publishes without waiting for an answer.
  */
+/** Where the link stood before some publishes (FanoutLink.mark). */
+export interface FanoutMark {
+  made: number;
+  refused: number;
+  downs: number;
+}
+
 export class FanoutLink {
   private readonly conns: Redis[] = [];
   /** Publishes not answered yet, each with its number in the order they were made. */
   private readonly inflight = new Map<Promise<unknown>, number>();
   private made = 0;
   private readonly steadyListeners = new Set<() => void>();
+  /** Publishes refused so far (Redis away, or gone while they were queued). */
   private refused = 0;
+  /** Times the link went down so far. */
   private downs = 0;
   /** When the last attached connection became ready (0 while one is down). */
   private upSince = 0;
@@ -46,20 +55,6 @@ export class FanoutLink {
     return !this.attached || (this.upSince > 0 && now - this.upSince >= FANOUT_SETTLE_MS);
   }
 
-  /** Publishes refused so far (Redis away, or gone while they were queued). */
-  get refusals(): number {
-    return this.refused;
-  }
-
-  /**
-   * Times a connection went down so far. A publish queued or in flight across a drop may still be sent
-   * once it reconnects, and answered, before the other instances have subscribed again: a batch during
-   * which this changed is published again.
-   */
-  get drops(): number {
-    return this.downs;
-  }
-
   /** A publish of the adapter: counted until answered; a refusal is counted and answered as 0 receivers. */
   track(publish: Promise<number>, onRefused: (err: unknown) => void): Promise<number> {
     const p = publish.catch((err: unknown) => {
@@ -72,25 +67,22 @@ export class FanoutLink {
     return p;
   }
 
-  /** A mark before some publishes, for `settled`. */
-  mark(): number {
-    return this.made;
+  /** A mark before some publishes, for `reachedAll`. */
+  mark(): FanoutMark {
+    return { made: this.made, refused: this.refused, downs: this.downs };
   }
 
   /**
-   * Whether every publish made since `mark` was answered or refused within `ms` (false: some are still
-   * waiting, on a connection that is gone or hangs; the caller counts them as refused).
+   * Whether the publishes made since `mark` reached every instance: all answered within `ms`, none
+   * refused, and the link steady throughout. A drop in between counts against them even when they were
+   * answered: a publish queued or in flight across it may be sent on reconnecting, before the other
+   * instances have subscribed again. An answer that does not come (a connection gone or hanging) counts
+   * as a refusal.
    */
-  async settled(mark: number, ms: number): Promise<boolean> {
-    const waiting = [...this.inflight].filter(([, n]) => n >= mark).map(([p]) => p);
-    if (!waiting.length) return true;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)));
-    try {
-      return await Promise.race([Promise.all(waiting).then(() => true as const), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+  async reachedAll(mark: FanoutMark, ms: number): Promise<boolean> {
+    const waiting = [...this.inflight].filter(([, n]) => n >= mark.made).map(([p]) => p);
+    const answered = !waiting.length || (await within(Promise.all(waiting), ms));
+    return answered && this.refused === mark.refused && this.downs === mark.downs && this.steady();
   }
 
   /** `listener` runs each time the link becomes steady again. Returns its removal. */
@@ -115,5 +107,16 @@ export class FanoutLink {
       for (const l of this.steadyListeners) l();
     }, FANOUT_SETTLE_MS);
     this.timer.unref();
+  }
+}
+
+/** Whether `p` settles within `ms`. */
+async function within(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)));
+  try {
+    return await Promise.race([p.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
