@@ -16,6 +16,7 @@ import { requestLogMiddleware, rootLogger } from './common/http/request-log';
 import type { AppConfig } from './config/config.schema';
 import { DEMO_PREFIX, demoStatic } from './demo/demo-static';
 import { Draining } from './ops/draining';
+import { LoadShedder } from './admission/load-shedder';
 import { Metrics } from './ops/metrics';
 import { RedisService } from './infra/redis/redis.module';
 import { RealtimeIoAdapter } from './realtime/realtime-io.adapter';
@@ -56,6 +57,8 @@ export async function createApp(
   if (config.SERVICE_ROLE !== 'worker') app.use(DEMO_PREFIX, demoStatic(config));
   // CORS (SERVICE_CORS_ORIGINS) before body parsing, input checks, routing and auth: preflights end here
   app.enableCors(restCors(config.corsOrigins, isSignedUrlPath));
+  // an instance that cannot keep up refuses new work at once (503), before reading its body
+  app.use(app.get(LoadShedder).middleware());
   // body-parser errors (too large, bad JSON) happen before Nest: answer them in the contract's shape here.
   // Local-driver uploads are raw bodies of any allowed type, streamed to disk by their own route.
   app.use((req: Request, res: Response, next: NextFunction) =>

@@ -1,6 +1,8 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
+import { AdmissionApiModule, AdmissionModule } from './admission/admission.module';
+import { WorkspaceQuotaGuard } from './admission/workspace-quota.guard';
 import { AuthGuard } from './common/auth/auth.guard';
 import { AppExceptionFilter } from './common/errors/app-exception.filter';
 import { loggerModuleParams } from './common/http/request-log';
@@ -65,6 +67,7 @@ export class AppModule {
         ? []
         : [
             WorkspacesApiModule,
+            AdmissionApiModule,
             UsersModule,
             ChannelsModule,
             MyChannelsModule,
@@ -108,6 +111,7 @@ export class AppModule {
         EventsModule,
         OpsModule,
         WorkspacesModule,
+        AdmissionModule,
         AuthModule,
         PresenceModule,
         WebhookDeliveryModule, // relay + delivery workers (started unless SERVICE_ROLE=api)
@@ -125,6 +129,8 @@ export class AppModule {
       ],
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
+        // after the AuthGuard (guards run in this order): it needs the principal
+        { provide: APP_GUARD, useClass: WorkspaceQuotaGuard },
         { provide: APP_FILTER, useClass: AppExceptionFilter },
       ],
     };

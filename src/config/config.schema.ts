@@ -221,6 +221,46 @@ export const CONFIG_SCHEMA = {
     description: "A user's sockets per instance; a new one closes the oldest",
     parse: int(1, 10_000),
   },
+  SERVICE_MAX_REQUESTS_IN_FLIGHT: {
+    description:
+      'Requests an instance works on at once; the others wait for a turn, taken by the workspaces round-robin; 0 = no bound; unset = 64 with DATABASE_URL, none embedded',
+    parse: optional(int(0, 100_000)),
+  },
+  SERVICE_MAX_QUEUE_WAIT_MS: {
+    default: '50',
+    description:
+      'How long a request may wait for a turn; then it is answered 503 UNAVAILABLE (Retry-After: 1)',
+    parse: int(1, 60_000),
+  },
+  SERVICE_MAX_EVENT_LOOP_DELAY_MS: {
+    description:
+      "Event-loop delay (mean over 250 ms) above which an instance refuses new requests (503 UNAVAILABLE) of the workspaces that have their share of those in flight; 0 = off; unset = 200 with DATABASE_URL, off embedded (PGlite's queries run on the event loop)",
+    parse: optional(int(0, 60_000)),
+  },
+  DATABASE_POOL_WAIT_MS: {
+    default: '1000',
+    description:
+      'How long a request may wait for a PostgreSQL connection of the pool (20 per process); then it is answered 503 UNAVAILABLE',
+    parse: int(100, 60_000),
+  },
+  SERVICE_WORKSPACE_REQUESTS_PER_SECOND: {
+    default: '500',
+    description:
+      "Requests per second per workspace, across instances with REDIS_URL (429 RATE_LIMITED beyond); a workspace's own quota (PATCH /v1/admin/workspaces/{id}/quotas) wins",
+    parse: int(1, 1_000_000),
+  },
+  SERVICE_WORKSPACE_CONCURRENT_REQUESTS: {
+    default: '8',
+    description:
+      "Requests of one workspace an instance works on at once, and so its share of the instance's database connections; the next wait up to 5 s for a turn (429 RATE_LIMITED after); a workspace's own quota wins",
+    parse: int(1, 100_000),
+  },
+  SERVICE_WORKSPACE_SOCKETS: {
+    default: '10000',
+    description:
+      "Sockets of one workspace per instance (a new one is refused RATE_LIMITED beyond); a workspace's own quota wins",
+    parse: int(1, 10_000_000),
+  },
   SERVICE_EDIT_WINDOW_SECONDS: { description: 'Edit window; unset = unlimited', parse: optional(int(1)) },
   SERVICE_UNSEND_WINDOW_SECONDS: { description: 'Unsend window; unset = unlimited', parse: optional(int(1)) },
   SERVICE_STORAGE_DRIVER: { default: 'local', description: 'local | s3', parse: oneOf('local', 's3') },
@@ -305,6 +345,10 @@ export interface AppConfig extends Parsed {
   corsOrigins: '*' | readonly string[];
   /** SERVICE_DEMO with its default applied: whether /demo may mint user tokens without credentials. */
   demoSignIn: boolean;
+  /** SERVICE_MAX_REQUESTS_IN_FLIGHT with its default applied (0: no bound). */
+  maxRequestsInFlight: number;
+  /** SERVICE_MAX_EVENT_LOOP_DELAY_MS with its default applied (0: off). */
+  maxEventLoopDelayMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -363,5 +407,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const embedded = !parsed.DATABASE_URL;
   const corsOrigins = parsed.SERVICE_CORS_ORIGINS ?? (embedded ? '*' : []);
   const demoSignIn = parsed.SERVICE_DEMO ?? embedded;
-  return { ...parsed, baseUrl, publicFilesUrl, embedded, corsOrigins, demoSignIn };
+  const maxRequestsInFlight = parsed.SERVICE_MAX_REQUESTS_IN_FLIGHT ?? (embedded ? 0 : 64);
+  const maxEventLoopDelayMs = parsed.SERVICE_MAX_EVENT_LOOP_DELAY_MS ?? (embedded ? 0 : 200);
+  return {
+    ...parsed,
+    baseUrl,
+    publicFilesUrl,
+    embedded,
+    corsOrigins,
+    demoSignIn,
+    maxRequestsInFlight,
+    maxEventLoopDelayMs,
+  };
 }

@@ -22,6 +22,17 @@ export const PUSH_OUTCOMES = ['sent', 'failed', 'invalid_token'] as const;
  * `socket_cap`: an older socket closed for a user over SERVICE_SOCKETS_PER_USER.
  */
 export const RATE_SCOPES = ['send', 'slow_mode', 'socket_event', 'socket_connect', 'socket_cap'] as const;
+/**
+ * Why an instance refused a request (503 UNAVAILABLE, src/admission/load-shedder.ts): `queue_wait`, it
+ * waited SERVICE_MAX_QUEUE_WAIT_MS for a turn; `queue_full`, too many were waiting already; `overloaded`,
+ * the instance had been full for longer than that wait (refused at once); `event_loop`,
+ * the event loop ran late by more than SERVICE_MAX_EVENT_LOOP_DELAY_MS and its workspace had its share.
+ */
+export const SHED_REASONS = ['queue_wait', 'queue_full', 'overloaded', 'event_loop'] as const;
+/** The per-workspace quotas (src/admission/workspace-quotas.ts). */
+export const QUOTAS = ['requests_per_second', 'concurrent_requests', 'sockets'] as const;
+/** Workspaces named in chat_workspace_quota_refusals_total before the rest are counted as `other`. */
+export const MAX_WORKSPACE_SERIES = 1000;
 const POOL_STATES = ['in_use', 'idle', 'waiting'] as const;
 
 export type SendType = (typeof SEND_TYPES)[number];
@@ -29,6 +40,8 @@ export type SendOutcome = (typeof SEND_OUTCOMES)[number];
 export type Transport = (typeof TRANSPORTS)[number];
 export type Follower = (typeof FOLLOWERS)[number];
 export type RateScope = (typeof RATE_SCOPES)[number];
+export type ShedReason = (typeof SHED_REASONS)[number];
+export type Quota = (typeof QUOTAS)[number];
 export type PushOutcome = (typeof PUSH_OUTCOMES)[number];
 
 export interface Inc {
@@ -173,6 +186,38 @@ export class Metrics {
     labelNames: ['scope'] as const,
     registers: [this.registry],
   });
+  private readonly shedRequests = new Counter({
+    name: 'chat_shed_total',
+    help: 'Requests an overloaded instance refused (503 UNAVAILABLE), by reason: queue_wait, queue_full, overloaded, event_loop',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+  /**
+   * The one metric labelled by an id: which workspace met its quota is the point of it. A series is made
+   * at a workspace's first refusal, for at most MAX_WORKSPACE_SERIES workspaces (then `other`).
+   */
+  private readonly quotaRefusals = new Counter({
+    name: 'chat_workspace_quota_refusals_total',
+    help: 'Requests and sockets refused (429 RATE_LIMITED) because their workspace met a quota, by workspace id and quota: requests_per_second, concurrent_requests, sockets',
+    labelNames: ['workspace', 'quota'] as const,
+    registers: [this.registry],
+  });
+  private readonly quotaSeries = new Set<string>();
+  readonly requestsInFlight = new Gauge({
+    name: 'chat_requests_in_flight',
+    help: 'Requests this instance is working on (health and metrics not counted)',
+    registers: [this.registry],
+  });
+  readonly requestsQueued = new Gauge({
+    name: 'chat_requests_queued',
+    help: 'Requests waiting for a turn (SERVICE_MAX_REQUESTS_IN_FLIGHT are in flight)',
+    registers: [this.registry],
+  });
+  readonly eventLoopDelay = new Gauge({
+    name: 'chat_event_loop_delay_seconds',
+    help: "The event loop's mean delay over the last 250 ms, as load shedding reads it (0 when SERVICE_MAX_EVENT_LOOP_DELAY_MS is off)",
+    registers: [this.registry],
+  });
   /** Its children are made by the audit trail (ModerationAuditRepository), which knows the actions. */
   readonly moderationActions = new Counter({
     name: 'chat_moderation_actions_total',
@@ -208,6 +253,7 @@ export class Metrics {
   readonly webhook = childrenOf(this.webhookDeliveries, 'outcome', WEBHOOK_OUTCOMES);
   readonly push = childrenOf(this.pushSends, 'outcome', PUSH_OUTCOMES);
   readonly limited = childrenOf(this.rateLimited, 'scope', RATE_SCOPES);
+  readonly shed = childrenOf(this.shedRequests, 'reason', SHED_REASONS);
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -217,6 +263,16 @@ export class Metrics {
     for (const f of FOLLOWERS) this.followerAt(f);
     for (const s of POOL_STATES) this.dbPool.set({ state: s }, 0);
     this.redisUp.set(1);
+  }
+
+  /** A request or socket of the workspace refused by one of its quotas. */
+  quotaRefused(workspaceId: string, quota: Quota): void {
+    let workspace = workspaceId;
+    if (!this.quotaSeries.has(workspace)) {
+      if (this.quotaSeries.size >= MAX_WORKSPACE_SERIES) workspace = 'other';
+      else this.quotaSeries.add(workspace);
+    }
+    this.quotaRefusals.inc({ workspace, quota });
   }
 
   /** One send: its outcome and how long the server took. */

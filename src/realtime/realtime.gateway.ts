@@ -25,6 +25,7 @@ import { SendMessageDto } from '../messages/dto/send-message.dto';
 import { MessagesService } from '../messages/messages.service';
 import { ReceiptsService } from '../receipts/receipts.service';
 import { Draining } from '../ops/draining';
+import { WorkspaceQuotas } from '../admission/workspace-quotas';
 import { WorkspaceChanges } from '../workspaces/workspace-changes';
 import { isLarge, largeChannelSql } from '../workspaces/workspace-settings';
 import { WorkspaceSettingsCache } from '../workspaces/workspace-settings.cache';
@@ -182,6 +183,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
     private readonly draining: Draining,
     private readonly settings: WorkspaceSettingsCache,
     private readonly presenceReader: PresenceReader,
+    private readonly quotas: WorkspaceQuotas,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -212,7 +214,8 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
         (arrival = await this.arrivals.load(userKey(workspaceId, externalId)))?.userId ?? null;
       this.credentials
         .userSession(token, lookup)
-        .then(({ principal: p, validUntil }) => {
+        .then(async ({ principal: p, validUntil }) => {
+          await this.quotas.admitSocket(p.workspaceId);
           // a user who just flooded is refused until the flood's ten seconds are over
           if (this.budgets.get(p.userId)?.exhausted) {
             this.metrics.limited.socket_connect.inc();
@@ -276,6 +279,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
     const session = this.sessions.get(socket);
     if (!userId || !session) return;
     this.metrics.socketsConnected.inc();
+    this.quotas.countSocket(socket.data.workspaceId, 1);
     // the user room and the channel rooms (loaded by the handshake middleware) at once, in the same turn
     // as the connection, so before the client hears `connect`; the presence mode room before the channel
     // rooms: the adapter pairs a batch socket's channel rooms with batch rooms
@@ -308,6 +312,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
   /** A socket that closed (it has left its rooms): out of the count and the rechecks, its user's budget after a while. */
   private closed(socket: AppSocket): void {
     this.metrics.socketsConnected.dec();
+    this.quotas.countSocket(socket.data.workspaceId, -1);
     const step = this.sessions.get(socket)?.recheckStep;
     if (step !== undefined) this.rechecks.cancel(socket, step);
     const { userId } = socket.data;

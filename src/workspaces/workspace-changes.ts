@@ -3,8 +3,8 @@ import { EventEmitter } from 'events';
 import type Redis from 'ioredis';
 import { RedisService } from '../infra/redis/redis.module';
 
-/** What changed: the key pairs (rotation), the settings, users (deleted), or the whole workspace (deleted). */
-export type WorkspaceChangeKind = 'keys' | 'settings' | 'users' | 'deleted';
+/** What changed: the key pairs (rotation), the settings, the quotas, users (deleted), or the whole workspace (deleted). */
+export type WorkspaceChangeKind = 'keys' | 'settings' | 'quotas' | 'users' | 'deleted';
 
 export interface WorkspaceChange {
   workspaceId: string;
@@ -13,7 +13,13 @@ export interface WorkspaceChange {
   userId?: string;
 }
 
-const KINDS: readonly string[] = ['keys', 'settings', 'users', 'deleted'] satisfies WorkspaceChangeKind[];
+const KINDS: readonly string[] = [
+  'keys',
+  'settings',
+  'quotas',
+  'users',
+  'deleted',
+] satisfies WorkspaceChangeKind[];
 
 /**
  * Tells the workspace caches (keys, settings, user ids) that a workspace changed: on this instance at once, on the

@@ -12,6 +12,10 @@ export class Workspace {
   @Column('jsonb', { default: {} })
   settings!: Record<string, unknown>;
 
+  /** The operator's quotas for this workspace (src/admission/workspace-quotas.ts): each one set wins over the default. */
+  @Column('jsonb', { default: {} })
+  quotas!: Record<string, unknown>;
+
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
   createdAt!: Date;
 

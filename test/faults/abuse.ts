@@ -1,8 +1,6 @@
-import { spawn } from 'child_process';
-import { join } from 'path';
 import { closeAllSockets, connectSocket, TestSocket } from '../support/socket';
 import { call, ChatRoom, chatRoom, p99, Reply, send } from './support/chat';
-import { FaultEnvironment, sleep } from './support/processes';
+import { FaultEnvironment, runScript, sleep } from './support/processes';
 
 const FLOOD_MS = 15_000;
 
@@ -22,33 +20,7 @@ function flood(
   sockets: number,
   ms: number,
 ): Promise<FloodReport> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [
-        '-r',
-        'ts-node/register/transpile-only',
-        join(__dirname, 'support', 'flooder.ts'),
-        baseUrl,
-        token,
-        channelId,
-        String(sockets),
-        String(ms),
-      ],
-      {
-        cwd: join(__dirname, '..', '..'),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.once('exit', (code) => {
-      if (code !== 0) return reject(new Error(`flooder exited ${code}: ${err}`));
-      resolve(JSON.parse(out.trim().split('\n').pop()!) as FloodReport);
-    });
-  });
+  return runScript<FloodReport>('flooder.ts', [baseUrl, token, channelId, String(sockets), String(ms)]);
 }
 
 const closedWith = (s: TestSocket) =>

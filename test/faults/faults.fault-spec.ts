@@ -1,5 +1,6 @@
 import { closeAllSockets } from '../support/socket';
 import { abuse } from './abuse';
+import { loadShedding, workspaceFairness } from './overload';
 import { postgresRestart } from './postgres-restart';
 import { redisOutage } from './redis-outage';
 import { FaultEnvironment, startEnvironment } from './support/processes';
@@ -33,7 +34,7 @@ function inEnvironment(
 }
 
 describe('faults and abuse', () => {
-  inEnvironment({}, [abuse, redisOutage, postgresRestart]);
+  inEnvironment({}, [abuse, workspaceFairness, loadShedding, redisOutage, postgresRestart]);
 });
 
 // the sharded Socket.IO adapter (SERVICE_REDIS_ADAPTER=sharded) resubscribes its rooms' channels after

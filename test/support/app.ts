@@ -34,6 +34,12 @@ export async function startTestApp(
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     PORT: '0',
     SERVICE_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    // the suites fire bursts of parallel requests of one workspace on a busy machine: the admission
+    // limits (issue 29) are tested where they are the subject (test/admission, the fault suite)
+    SERVICE_WORKSPACE_CONCURRENT_REQUESTS: '10000',
+    SERVICE_WORKSPACE_REQUESTS_PER_SECOND: '1000000',
+    SERVICE_MAX_REQUESTS_IN_FLIGHT: '0',
+    SERVICE_MAX_EVENT_LOOP_DELAY_MS: '0',
     ...overrides,
   };
   if (isIntegration()) {

@@ -667,8 +667,12 @@ export class ChatClient {
         const retryable = e instanceof ChatApiError && e.retryable && !opts.signal?.aborted;
         if (!retryable || attempt >= maxAttempts) throw e;
         const backoff = Math.min(max, min * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
+        // Retry-After is the least wait; up to half as much again at random, so that the clients an
+        // overloaded service refused together do not all come back in the same instant
         const wait =
-          e.retryAfterSeconds !== undefined ? Math.max(backoff, e.retryAfterSeconds * 1000) : backoff;
+          e.retryAfterSeconds !== undefined
+            ? Math.max(backoff, e.retryAfterSeconds * 1000 * (1 + Math.random() / 2))
+            : backoff;
         if (Date.now() + wait > deadline) throw e;
         await sleep(wait, opts.signal);
         if (opts.signal?.aborted) throw e;

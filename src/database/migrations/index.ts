@@ -37,6 +37,7 @@ import { SendWithGivenId1763691200000 } from './1763691200000-send-with-given-id
 import { LinkPreviews1763691210000 } from './1763691210000-link-previews';
 import { MessagePreviews1763691220000 } from './1763691220000-message-previews';
 import { Polls1763691230000 } from './1763691230000-polls';
+import { WorkspaceQuotas1763691240000 } from './1763691240000-workspace-quotas';
 
 /** Every migration, in order. Listed explicitly so the same array serves the app, the CLI and tests. */
 export const MIGRATIONS = [
@@ -79,4 +80,5 @@ export const MIGRATIONS = [
   LinkPreviews1763691210000,
   MessagePreviews1763691220000,
   Polls1763691230000,
+  WorkspaceQuotas1763691240000,
 ];

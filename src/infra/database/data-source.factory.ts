@@ -29,6 +29,8 @@ export interface DatabaseOptions {
    */
   dataDir: string;
   poolSize?: number;
+  /** How long a query may wait for a connection of the pool (PostgreSQL only). */
+  poolWaitMs?: number;
   logging?: boolean;
   /** What opens an embedded data directory (`server`, `cli`), named to a second process it turns away. */
   holder?: string;
@@ -51,7 +53,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<DatabaseHandl
       extra: {
         max: opts.poolSize ?? 20,
         idleTimeoutMillis: 30_000,
-        connectionTimeoutMillis: 10_000,
+        connectionTimeoutMillis: opts.poolWaitMs ?? 10_000,
         application_name: 'chat-service',
       },
     });

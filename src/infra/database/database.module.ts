@@ -30,6 +30,7 @@ class DatabaseLifecycle implements OnApplicationShutdown {
         const handle = await openDatabase({
           databaseUrl: config.DATABASE_URL,
           dataDir: config.SERVICE_DATA_DIR,
+          poolWaitMs: config.DATABASE_POOL_WAIT_MS,
           holder: `server, SERVICE_ROLE=${config.SERVICE_ROLE}`,
         });
         const ran = await runMigrations(handle);

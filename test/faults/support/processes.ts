@@ -272,6 +272,30 @@ export class PrivateRedis {
   }
 }
 
+/**
+ * A load script of test/faults/support run as a process of its own (its busy loops must not slow the
+ * test's own measurements); resolves with the JSON of the last line it printed.
+ */
+export function runScript<T>(script: string, args: string[]): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['-r', 'ts-node/register/transpile-only', join(__dirname, script), ...args],
+      { cwd: join(__dirname, '..', '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    running.add(child.pid!);
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.once('exit', (code) => {
+      running.delete(child.pid!);
+      if (code !== 0) return reject(new Error(`${script} exited ${code}: ${err}`));
+      resolve(JSON.parse(out.trim().split('\n').pop()!) as T);
+    });
+  });
+}
+
 export interface ServiceExit {
   code: number | null;
   signal: NodeJS.Signals | null;

@@ -205,6 +205,42 @@ export type WorkspaceKeyPair = {
     api_secret: string;
 };
 
+export type QuotaValuesDto = {
+    /**
+     * Requests per second, across instances (per instance while Redis is away).
+     */
+    requests_per_second: number;
+    /**
+     * Requests in progress at once on one instance: the workspace's share of its database connections.
+     */
+    concurrent_requests: number;
+    /**
+     * Sockets connected to one instance.
+     */
+    sockets: number;
+};
+
+export type WorkspaceQuotasDto = {
+    /**
+     * The quotas in force: the workspace's own where set, else the instance's defaults (SERVICE_WORKSPACE_*).
+     */
+    quotas: QuotaValuesDto;
+    /**
+     * The quotas set for this workspace; a quota absent here follows the default.
+     */
+    overrides: {
+        requests_per_second?: number;
+        concurrent_requests?: number;
+        sockets?: number;
+    };
+};
+
+export type PatchWorkspaceQuotasDto = {
+    requests_per_second?: number | null;
+    concurrent_requests?: number | null;
+    sockets?: number | null;
+};
+
 export type UpsertUserDto = {
     name?: string;
     avatar_url?: string;
@@ -2282,6 +2318,102 @@ export type RotateWorkspaceSecretResponses = {
 };
 
 export type RotateWorkspaceSecretResponse = RotateWorkspaceSecretResponses[keyof RotateWorkspaceSecretResponses];
+
+export type GetWorkspaceQuotasData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/v1/admin/workspaces/{id}/quotas';
+};
+
+export type GetWorkspaceQuotasErrors = {
+    /**
+     * VALIDATION_ERROR: malformed input (a body that is not JSON, NUL characters, nesting too deep)
+     */
+    400: Error;
+    /**
+     * UNAUTHORIZED: missing or invalid operator token
+     */
+    401: Error;
+    /**
+     * FORBIDDEN: a workspace key or a user token (these routes take the operator token)
+     */
+    403: Error;
+    /**
+     * NOT_FOUND: no such workspace (also SERVICE_ADMIN_TOKEN unset)
+     */
+    404: Error;
+    /**
+     * INTERNAL: an unexpected error (never a stack trace or SQL)
+     */
+    500: Error;
+    /**
+     * UNAVAILABLE: the database or Redis is down; Retry-After in seconds
+     */
+    503: Error;
+};
+
+export type GetWorkspaceQuotasError = GetWorkspaceQuotasErrors[keyof GetWorkspaceQuotasErrors];
+
+export type GetWorkspaceQuotasResponses = {
+    200: WorkspaceQuotasDto;
+};
+
+export type GetWorkspaceQuotasResponse = GetWorkspaceQuotasResponses[keyof GetWorkspaceQuotasResponses];
+
+export type UpdateWorkspaceQuotasData = {
+    body: PatchWorkspaceQuotasDto;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/v1/admin/workspaces/{id}/quotas';
+};
+
+export type UpdateWorkspaceQuotasErrors = {
+    /**
+     * VALIDATION_ERROR: a quota that is not a whole number within its bounds
+     */
+    400: Error;
+    /**
+     * UNAUTHORIZED: missing or invalid operator token
+     */
+    401: Error;
+    /**
+     * FORBIDDEN: a workspace key or a user token (these routes take the operator token)
+     */
+    403: Error;
+    /**
+     * NOT_FOUND: no such workspace (also SERVICE_ADMIN_TOKEN unset)
+     */
+    404: Error;
+    /**
+     * PAYLOAD_TOO_LARGE: a body over 256 KiB
+     */
+    413: Error;
+    /**
+     * UNSUPPORTED_MEDIA_TYPE: a body in an encoding or charset the server cannot read
+     */
+    415: Error;
+    /**
+     * INTERNAL: an unexpected error (never a stack trace or SQL)
+     */
+    500: Error;
+    /**
+     * UNAVAILABLE: the database or Redis is down; Retry-After in seconds
+     */
+    503: Error;
+};
+
+export type UpdateWorkspaceQuotasError = UpdateWorkspaceQuotasErrors[keyof UpdateWorkspaceQuotasErrors];
+
+export type UpdateWorkspaceQuotasResponses = {
+    200: WorkspaceQuotasDto;
+};
+
+export type UpdateWorkspaceQuotasResponse = UpdateWorkspaceQuotasResponses[keyof UpdateWorkspaceQuotasResponses];
 
 export type DeleteUserData = {
     body?: never;

@@ -1,0 +1,73 @@
+/**
+ * Load shedding (issue 29) on one instance whose bound is one request in flight: what finds it full
+ * waits its turn briefly, then is answered 503 UNAVAILABLE with Retry-After while the probes and the
+ * scrape still answer; the typed client waits as told and its send goes through once, when there is room.
+ */
+import { ChatClient } from '../../packages/client/src';
+import { startTestApp, TestApp } from '../support/app';
+import { newWorkspace, TestUser, TestWorkspace } from '../support/fixtures';
+import { holdOne } from './held-request';
+
+describe('load shedding', () => {
+  let t: TestApp;
+  let a: TestWorkspace;
+  let b: TestWorkspace;
+  let ana: TestUser;
+
+  beforeAll(async () => {
+    t = await startTestApp({ SERVICE_MAX_REQUESTS_IN_FLIGHT: '1', SERVICE_MAX_QUEUE_WAIT_MS: '50' });
+    a = await newWorkspace(t);
+    b = await newWorkspace(t);
+    ana = (await a.users('ana', 'bo'))[0]!;
+    const ch = await a.api.post('/v1/channels', {
+      type: 'group',
+      external_id: 'team',
+      created_by: 'ana',
+      member_external_ids: ['bo'],
+    });
+    expect(ch.status).toBe(201);
+  });
+  afterAll(() => t?.close());
+
+  it('answers 503 with Retry-After once the instance is full, and keeps answering its probes', async () => {
+    const held = holdOne(t, b.api);
+    await new Promise((r) => setTimeout(r, 100));
+    const started = Date.now();
+    const refused = await a.api.get('/v1/workspace');
+    expect(refused.status).toBe(503);
+    expect(refused.body.error.code).toBe('UNAVAILABLE');
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(Date.now() - started).toBeLessThan(1_000); // at once, not after a queue
+    expect((await t.http().get('/readyz')).status).toBe(200);
+    expect((await t.http().get('/healthz')).status).toBe(200);
+    const metrics = await t.http().get('/metrics');
+    // refused at once: the instance had been full for longer than a request may wait
+    expect(metrics.text).toMatch(/chat_shed_total\{reason="overloaded"\} [1-9]/);
+    expect(metrics.text).toMatch(/chat_requests_in_flight 1\b/);
+    expect(await held.release()).toBe(201);
+    expect((await a.api.get('/v1/workspace')).status).toBe(200);
+  });
+
+  it('the typed client waits for Retry-After and sends once when there is room', async () => {
+    const client = new ChatClient({
+      baseUrl: t.baseUrl,
+      token: ana.token,
+      sendRetry: { minDelayMs: 10 },
+    });
+    const held = holdOne(t, b.api);
+    await new Promise((r) => setTimeout(r, 100));
+    const sent = client.sendMessage('team', { content: 'after the rush' });
+    await new Promise((r) => setTimeout(r, 300)); // refused by now, waiting out its Retry-After
+    const started = Date.now();
+    expect(await held.release()).toBe(201);
+    const message = await sent;
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const history = (await client.listMessages('team')).messages.filter(
+      (m) => m.content === 'after the rush',
+    );
+    expect(history.map((m) => m.id)).toEqual([message.id]);
+    const shed = /chat_shed_total\{reason="overloaded"\} (\d+)/.exec((await t.http().get('/metrics')).text);
+    expect(Number(shed?.[1])).toBeGreaterThanOrEqual(2); // the client's first attempt was refused too
+    client.disconnect();
+  });
+});
