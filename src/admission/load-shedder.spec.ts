@@ -105,6 +105,25 @@ describe('LoadShedder', () => {
     expect(aWaits).toMatchObject({ status: 429, retryAfter: '1', body: { error: { code: 'RATE_LIMITED' } } });
   });
 
+  it('times a wait for the instance from when its workspace’s own turn came free, not from its arrival', () => {
+    jest.useFakeTimers();
+    const { call } = shedder(3, 2, 50);
+    const a = [call('a'), call('a')]; // a at its quota
+    const [a3, a4] = [call('a'), call('a')];
+    jest.advanceTimersByTime(1_000); // behind a's own quota: they may wait
+    expect([a3.status, a4.status]).toEqual([undefined, undefined]);
+    expect(call('c').admitted).toBe(true); // the instance is full now
+    const b = call('b');
+    expect(b.admitted).toBe(false);
+    a[0]!.finish(); // a's turn frees, and goes to b (fewer in flight)
+    expect(b.admitted).toBe(true);
+    jest.advanceTimersByTime(25);
+    expect(a3.status).toBeUndefined(); // not refused for the second it waited behind its quota
+    jest.advanceTimersByTime(50);
+    expect(a3).toMatchObject({ status: 503 }); // then 50 ms for the instance, which stayed full
+    expect(a4.status).toBeUndefined(); // still behind a's quota
+  });
+
   it('never holds the probes and the scrape', () => {
     jest.useFakeTimers();
     const { call } = shedder(1, 100, 10_000);

@@ -39,6 +39,8 @@ interface Tenant {
   key: string;
   held: number;
   limit: number;
+  /** When a turn of its own quota last came free with requests waiting: they wait for the instance from then. */
+  freedAt: number;
   workspaceId: string | null;
   queue: Waiter[];
 }
@@ -170,8 +172,8 @@ export class LoadShedder implements OnModuleDestroy {
       if (tenant.held >= tenant.limit) {
         if (tenant.queue.length >= QUEUE_PER_QUOTA_SLOT * tenant.limit) return refuse('quota');
       } else if (
-        this.queued >= QUEUE_PER_SLOT * this.limit ||
-        this.waitingForInstance() >= this.turnsPerWait()
+        Math.min(this.waitingForInstance(), QUEUE_PER_SLOT * this.limit) >=
+        Math.min(this.turnsPerWait(), QUEUE_PER_SLOT * this.limit)
       )
         return refuse('queue_full'); // more wait already than the instance frees turns for in a wait
       // full for longer than a request may wait: not a burst that turns will absorb, so at once
@@ -192,7 +194,7 @@ export class LoadShedder implements OnModuleDestroy {
     let t = this.tenants.get(key);
     if (!t) {
       if (this.tenants.size >= MAX_TENANTS) this.forgetIdle();
-      t = { key, held: 0, limit: this.defaultTenantLimit, workspaceId: null, queue: [] };
+      t = { key, held: 0, limit: this.defaultTenantLimit, freedAt: 0, workspaceId: null, queue: [] };
       this.tenants.set(key, t);
     }
     return t;
@@ -225,7 +227,7 @@ export class LoadShedder implements OnModuleDestroy {
   private leave(tenant: Tenant): void {
     this.finished++;
     this.inFlight--;
-    tenant.held--;
+    if (tenant.held-- === tenant.limit && tenant.queue.length) tenant.freedAt = Date.now();
     if (this.queued) this.serve();
     if (this.inFlight < this.limit) this.fullSince = 0;
   }
@@ -274,13 +276,19 @@ export class LoadShedder implements OnModuleDestroy {
     }
     if (!this.queued) return;
     for (const t of [...this.waiting.values()]) {
-      // each queue is oldest first: stop at the first that may still wait
-      const atQuota = t.held >= t.limit;
-      const wait = atQuota ? this.quotaWaitMs : this.maxWaitMs;
-      while (t.queue.length && now - t.queue[0]!.since >= wait) {
-        const w = t.queue[0]!;
-        this.unqueue(t, 0);
-        w.refuse(atQuota ? 'quota' : 'queue_wait');
+      // the first (quota − in flight) wait for the instance, since they were put in the queue or since
+      // their workspace's turn came free, whichever is later; the others wait behind the quota
+      let forInstance = Math.max(0, t.limit - t.held);
+      for (let i = 0; i < t.queue.length;) {
+        const w = t.queue[i]!;
+        const behindQuota = forInstance === 0;
+        const waited = now - (behindQuota ? w.since : Math.max(w.since, t.freedAt));
+        if (!behindQuota) forInstance--;
+        if (waited >= (behindQuota ? this.quotaWaitMs : this.maxWaitMs)) {
+          this.unqueue(t, i);
+          w.refuse(behindQuota ? 'quota' : 'queue_wait');
+          if (!behindQuota) t.freedAt = now; // its place goes to the next, who waits for the instance from now
+        } else i++;
       }
     }
   }

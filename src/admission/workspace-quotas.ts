@@ -77,10 +77,15 @@ export class WorkspaceQuotas {
     return quotas;
   }
 
-  /** Throws RATE_LIMITED when the workspace already has its quota of sockets on this instance. */
-  async admitSocket(workspaceId: string): Promise<void> {
+  /**
+   * Counts a socket of the workspace in on this instance, or throws RATE_LIMITED when it already has its
+   * quota of them. The check and the count are one step (a burst of handshakes cannot all pass one
+   * check); the answer lets the socket go, once (later calls do nothing).
+   */
+  async admitSocket(workspaceId: string): Promise<() => void> {
     const quotas = this.cache.get(workspaceId) ?? (await this.load(workspaceId));
-    if ((this.sockets.get(workspaceId) ?? 0) >= quotas.sockets) {
+    const n = this.sockets.get(workspaceId) ?? 0;
+    if (n >= quotas.sockets) {
       this.metrics.quotaRefused(workspaceId, 'sockets');
       throw new AppError(
         'RATE_LIMITED',
@@ -89,13 +94,15 @@ export class WorkspaceQuotas {
         5,
       );
     }
-  }
-
-  /** A socket of the workspace opened (+1) or closed (-1) on this instance. */
-  countSocket(workspaceId: string, delta: 1 | -1): void {
-    const n = (this.sockets.get(workspaceId) ?? 0) + delta;
-    if (n > 0) this.sockets.set(workspaceId, n);
-    else this.sockets.delete(workspaceId);
+    this.sockets.set(workspaceId, n + 1);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      const left = (this.sockets.get(workspaceId) ?? 1) - 1;
+      if (left > 0) this.sockets.set(workspaceId, left);
+      else this.sockets.delete(workspaceId);
+    };
   }
 
   /** The quotas in force for a workspace and the ones the operator set; NOT_FOUND when there is none. */

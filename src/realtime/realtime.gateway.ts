@@ -215,9 +215,12 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
       this.credentials
         .userSession(token, lookup)
         .then(async ({ principal: p, validUntil }) => {
-          await this.quotas.admitSocket(p.workspaceId);
+          // one of the workspace's sockets on this instance until its connection closes, however it ends
+          const release = await this.quotas.admitSocket(p.workspaceId);
+          socket.conn.once('close', release);
           // a user who just flooded is refused until the flood's ten seconds are over
           if (this.budgets.get(p.userId)?.exhausted) {
+            release();
             this.metrics.limited.socket_connect.inc();
             throw new AppError(
               'RATE_LIMITED',
@@ -226,7 +229,10 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
               OVERRUN_WINDOW_MS / 1000,
             );
           }
-          if (arrival?.banned) throw new AppError('BANNED');
+          if (arrival?.banned) {
+            release();
+            throw new AppError('BANNED');
+          }
           socket.data = { workspaceId: p.workspaceId, userId: p.userId, externalId: p.externalId };
           // the channel rooms are known before the handshake completes, so they are joined before the
           // client hears `connect`: nothing emitted to its channels after that can miss it
@@ -279,7 +285,6 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
     const session = this.sessions.get(socket);
     if (!userId || !session) return;
     this.metrics.socketsConnected.inc();
-    this.quotas.countSocket(socket.data.workspaceId, 1);
     // the user room and the channel rooms (loaded by the handshake middleware) at once, in the same turn
     // as the connection, so before the client hears `connect`; the presence mode room before the channel
     // rooms: the adapter pairs a batch socket's channel rooms with batch rooms
@@ -312,7 +317,6 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, Befo
   /** A socket that closed (it has left its rooms): out of the count and the rechecks, its user's budget after a while. */
   private closed(socket: AppSocket): void {
     this.metrics.socketsConnected.dec();
-    this.quotas.countSocket(socket.data.workspaceId, -1);
     const step = this.sessions.get(socket)?.recheckStep;
     if (step !== undefined) this.rechecks.cancel(socket, step);
     const { userId } = socket.data;

@@ -8,6 +8,10 @@ import { startTestApp, TestApp } from '../support/app';
 import { newWorkspace, TestUser, TestWorkspace } from '../support/fixtures';
 import { holdOne } from './held-request';
 
+/** Requests the instance refused (chat_shed_total, every reason). */
+const shedCount = (metrics: string) =>
+  [...metrics.matchAll(/^chat_shed_total\{reason="\w+"\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+
 describe('load shedding', () => {
   let t: TestApp;
   let a: TestWorkspace;
@@ -30,8 +34,7 @@ describe('load shedding', () => {
   afterAll(() => t?.close());
 
   it('answers 503 with Retry-After once the instance is full, and keeps answering its probes', async () => {
-    const held = holdOne(t, b.api);
-    await new Promise((r) => setTimeout(r, 100));
+    const held = await holdOne(t, b.api);
     const started = Date.now();
     const refused = await a.api.get('/v1/workspace');
     expect(refused.status).toBe(503);
@@ -41,8 +44,7 @@ describe('load shedding', () => {
     expect((await t.http().get('/readyz')).status).toBe(200);
     expect((await t.http().get('/healthz')).status).toBe(200);
     const metrics = await t.http().get('/metrics');
-    // refused at once: the instance had been full for longer than a request may wait
-    expect(metrics.text).toMatch(/chat_shed_total\{reason="overloaded"\} [1-9]/);
+    expect(shedCount(metrics.text)).toBeGreaterThan(0);
     expect(metrics.text).toMatch(/chat_requests_in_flight 1\b/);
     expect(await held.release()).toBe(201);
     expect((await a.api.get('/v1/workspace')).status).toBe(200);
@@ -54,8 +56,7 @@ describe('load shedding', () => {
       token: ana.token,
       sendRetry: { minDelayMs: 10 },
     });
-    const held = holdOne(t, b.api);
-    await new Promise((r) => setTimeout(r, 100));
+    const held = await holdOne(t, b.api);
     const sent = client.sendMessage('team', { content: 'after the rush' });
     await new Promise((r) => setTimeout(r, 300)); // refused by now, waiting out its Retry-After
     const started = Date.now();
@@ -66,8 +67,8 @@ describe('load shedding', () => {
       (m) => m.content === 'after the rush',
     );
     expect(history.map((m) => m.id)).toEqual([message.id]);
-    const shed = /chat_shed_total\{reason="overloaded"\} (\d+)/.exec((await t.http().get('/metrics')).text);
-    expect(Number(shed?.[1])).toBeGreaterThanOrEqual(2); // the client's first attempt was refused too
+    const shed = shedCount((await t.http().get('/metrics')).text);
+    expect(shed).toBeGreaterThanOrEqual(2); // the client's first attempt was refused too
     client.disconnect();
   });
 });
