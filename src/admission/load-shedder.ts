@@ -8,7 +8,7 @@ import type { AppConfig } from '../config/config.schema';
 import { Metrics, ShedReason } from '../ops/metrics';
 
 /** How often the event loop's delay is read (the mean over this period), and waiting requests timed out. */
-export const TICK_MS = 25;
+const TICK_MS = 25;
 const LOOP_SAMPLE_MS = 250;
 const RATE_SAMPLE_MS = 500;
 const LOOP_RESOLUTION_MS = 10;
@@ -26,8 +26,8 @@ export const QUOTA_WAIT_MS = 5000;
 /** Paths never shed: the probes and the scrape must answer while the instance is busy. */
 const NEVER_SHED = new Set(['/healthz', '/readyz', '/metrics']);
 
+/** A request waiting in its workspace's queue (Tenant.queue). */
 interface Waiter {
-  tenant: Tenant;
   since: number;
   admit: () => void;
   /** Answers the request 503 (the instance is full) or 429 (its workspace is at its concurrency quota). */
@@ -178,7 +178,7 @@ export class LoadShedder implements OnModuleDestroy {
         return refuse('queue_full'); // more wait already than the instance frees turns for in a wait
       // full for longer than a request may wait: not a burst that turns will absorb, so at once
       else if (this.fullSince && Date.now() - this.fullSince > this.maxWaitMs) return refuse('overloaded');
-      const waiter: Waiter = { tenant, since: Date.now(), admit, refuse };
+      const waiter: Waiter = { since: Date.now(), admit, refuse };
       tenant.queue.push(waiter);
       this.queued++;
       if (tenant.queue.length === 1) this.waiting.set(tenant.key, tenant);

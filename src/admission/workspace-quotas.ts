@@ -63,7 +63,7 @@ export class WorkspaceQuotas {
    * answers the quotas in force (the concurrency quota is LoadShedder's to apply).
    */
   async admit(workspaceId: string): Promise<Quotas> {
-    const quotas = this.cache.get(workspaceId) ?? (await this.load(workspaceId));
+    const quotas = await this.quotasOf(workspaceId);
     const rate = await this.limiter.hit(`ws:${workspaceId}`, quotas.requests_per_second, 1000);
     if (!rate.allowed) {
       this.metrics.quotaRefused(workspaceId, 'requests_per_second');
@@ -83,7 +83,7 @@ export class WorkspaceQuotas {
    * check); the answer lets the socket go, once (later calls do nothing).
    */
   async admitSocket(workspaceId: string): Promise<() => void> {
-    const quotas = this.cache.get(workspaceId) ?? (await this.load(workspaceId));
+    const quotas = await this.quotasOf(workspaceId);
     const n = this.sockets.get(workspaceId) ?? 0;
     if (n >= quotas.sockets) {
       this.metrics.quotaRefused(workspaceId, 'sockets');
@@ -142,6 +142,11 @@ export class WorkspaceQuotas {
     drop();
   }
 
+  /** The quotas in force: from the cache, else read once however many ask at the same time. */
+  private quotasOf(workspaceId: string): Quotas | Promise<Quotas> {
+    return this.cache.get(workspaceId) ?? this.load(workspaceId);
+  }
+
   private load(workspaceId: string): Promise<Quotas> {
     let p = this.loading.get(workspaceId);
     if (!p) {
@@ -153,7 +158,10 @@ export class WorkspaceQuotas {
           if (gen === this.generation) this.cache.set(workspaceId, quotas, started);
           return quotas;
         })
-        .finally(() => this.loading.delete(workspaceId));
+        .finally(() => {
+          // a read made stale by a change is no longer the one in `loading`: leave the newer one
+          if (this.loading.get(workspaceId) === p) this.loading.delete(workspaceId);
+        });
       this.loading.set(workspaceId, p);
     }
     return p;
