@@ -57,8 +57,6 @@ export async function createApp(
   if (config.SERVICE_ROLE !== 'worker') app.use(DEMO_PREFIX, demoStatic(config));
   // CORS (SERVICE_CORS_ORIGINS) before body parsing, input checks, routing and auth: preflights end here
   app.enableCors(restCors(config.corsOrigins, isSignedUrlPath));
-  // an instance that cannot keep up refuses new work at once (503), before reading its body
-  app.use(app.get(LoadShedder).middleware());
   // body-parser errors (too large, bad JSON) happen before Nest: answer them in the contract's shape here.
   // Local-driver uploads are raw bodies of any allowed type, streamed to disk by their own route.
   app.use((req: Request, res: Response, next: NextFunction) =>
@@ -66,6 +64,9 @@ export async function createApp(
       ? next()
       : parseJson(req, res, (err?: unknown) => (err ? sendError(err, req, res, errorLogger) : next())),
   );
+  // an instance that cannot keep up refuses new work at once (503); a request counts once its body is
+  // read, so a client that sends its body slowly holds a connection, not a turn
+  app.use(app.get(LoadShedder).middleware());
   // one check of every input at the edge: NUL bytes, lone surrogates, nesting depth (issue 11)
   app.use(inputHygieneMiddleware((err, req, res) => sendError(err, req, res, errorLogger)));
   answerClientErrors(app.getHttpServer());

@@ -1,9 +1,8 @@
 import { EventEmitter } from 'events';
 import type { NextFunction, Request, Response } from 'express';
-import { sign } from 'jsonwebtoken';
 import type { AppConfig } from '../config/config.schema';
 import { Metrics } from '../ops/metrics';
-import { LoadShedder, QUOTA_WAIT_MS, tenantKey } from './load-shedder';
+import { LoadShedder, QUOTA_WAIT_MS } from './load-shedder';
 
 /** A request through the middleware: whether it went on, and what it was answered if refused. */
 interface Call {
@@ -12,6 +11,7 @@ interface Call {
   body?: { error: { code: string } };
   retryAfter?: string;
   finish: () => void;
+  req: Request;
 }
 
 function shedder(limit: number, perWorkspace: number, maxWaitMs: number) {
@@ -24,9 +24,11 @@ function shedder(limit: number, perWorkspace: number, maxWaitMs: number) {
   const s = new LoadShedder(config, new Metrics());
   const mw = s.middleware();
   const order: string[] = [];
-  const call = (who: string, path = '/v1/workspace'): Call => {
+  /** A request with `who`'s credentials (`Bearer pk_<who>:sk_secret`). */
+  const call = (who: string, path = '/v1/workspace', secret = 'sk_secret'): Call => {
     const res = new EventEmitter() as EventEmitter & Record<string, unknown>;
-    const c: Call = { admitted: false, finish: () => res.emit('close') };
+    const req = { path, headers: { authorization: `Bearer pk_${who}:${secret}` } } as unknown as Request;
+    const c: Call = { admitted: false, finish: () => res.emit('close'), req };
     Object.assign(res, {
       headersSent: false,
       destroyed: false,
@@ -38,7 +40,6 @@ function shedder(limit: number, perWorkspace: number, maxWaitMs: number) {
         },
       }),
     });
-    const req = { path, headers: { authorization: `Bearer pk_${who}:sk_secret` } } as unknown as Request;
     mw(
       req,
       res as unknown as Response,
@@ -49,24 +50,25 @@ function shedder(limit: number, perWorkspace: number, maxWaitMs: number) {
     );
     return c;
   };
-  return { s, call, order };
+  /** The AuthGuard accepted `who`'s credentials once (a request through an empty instance): workspace `who`. */
+  const vouched = (...who: string[]) => {
+    for (const w of who) {
+      const c = call(w);
+      s.vouch(c.req, w, perWorkspace);
+      c.finish();
+    }
+    order.length = 0;
+  };
+  return { s, call, order, vouched };
 }
 
 describe('LoadShedder', () => {
   afterEach(() => jest.useRealTimers());
 
-  it('reads the API key the credentials name, unchecked', () => {
-    expect(tenantKey('Bearer pk_abc:sk_def')).toBe('pk_abc');
-    expect(tenantKey(`Basic ${Buffer.from('pk_abc:sk_def').toString('base64')}`)).toBe('pk_abc');
-    expect(tenantKey(`Bearer ${sign({ sub: 'u' }, 'x', { keyid: 'pk_jwt' })}`)).toBe('pk_jwt');
-    expect(tenantKey(undefined)).toBe('');
-    expect(tenantKey('Bearer admin-token')).toBe('other');
-    expect(tenantKey('Bearer e30.not-json')).toBe('other');
-  });
-
   it('gives free turns to the workspace with the fewest in flight: one that floods waits behind itself', () => {
     jest.useFakeTimers();
-    const { call, order } = shedder(4, 100, 10_000);
+    const { call, order, vouched } = shedder(4, 100, 10_000);
+    vouched('a', 'b');
     const a = [call('a'), call('a'), call('a'), call('a')];
     const queuedA = [call('a'), call('a'), call('a')];
     const b = call('b');
@@ -81,9 +83,31 @@ describe('LoadShedder', () => {
     expect(order.slice(6)).toEqual(['a']);
   });
 
+  it('takes a workspace’s turns only with credentials seen accepted; the others share one bucket, served last', () => {
+    jest.useFakeTimers();
+    const { call, order, vouched } = shedder(4, 2, 10_000);
+    vouched('a', 'b');
+    const a = [call('a'), call('a')]; // a at its quota of 2
+    // the same API key with a made-up secret (or a token never accepted) takes none of a's turns
+    const forged = [call('a', undefined, 'sk_forged'), call('a', undefined, 'sk_forged')];
+    expect([...a, ...forged].map((c) => c.admitted)).toEqual([true, true, true, true]);
+    const forgedWaits = call('a', undefined, 'sk_forged'); // the unverified bucket at its quota too
+    const aWaits = call('a');
+    const b = call('b');
+    expect([forgedWaits.admitted, aWaits.admitted, b.admitted]).toEqual([false, false, false]);
+    forged[0]!.finish(); // the free turn goes to b, a workspace, before the unverified bucket
+    expect(order.slice(4)).toEqual(['b']);
+    a[0]!.finish();
+    expect(order.slice(5)).toEqual(['a']);
+    b.finish(); // no workspace waits: the unverified bucket's turn
+    expect(order.slice(6)).toEqual(['a']);
+    expect(forgedWaits.admitted).toBe(true);
+  });
+
   it('refuses at once more waiting requests than the instance frees turns for within a wait', () => {
     jest.useFakeTimers();
-    const { call } = shedder(4, 100, 100);
+    const { call, vouched } = shedder(4, 100, 100);
+    vouched('a0', 'a1', 'a2', 'a3', 'b0', 'b1', 'b2', 'b3', 'c');
     for (let i = 0; i < 4; i++) call(`a${i}`);
     const waiting = Array.from({ length: 4 }, (_, i) => call(`b${i}`));
     expect(waiting.every((c) => !c.admitted && c.status === undefined)).toBe(true);
@@ -92,7 +116,8 @@ describe('LoadShedder', () => {
 
   it('refuses with 503 what waited its turn behind a full instance, 429 behind its own workspace’s quota', () => {
     jest.useFakeTimers();
-    const { call } = shedder(2, 1, 100);
+    const { call, vouched } = shedder(2, 1, 100);
+    vouched('a', 'b', 'c');
     const a = call('a');
     const aWaits = call('a'); // a has its one request in progress
     const b = call('b');
@@ -107,7 +132,8 @@ describe('LoadShedder', () => {
 
   it('times a wait for the instance from when its workspace’s own turn came free, not from its arrival', () => {
     jest.useFakeTimers();
-    const { call } = shedder(3, 2, 50);
+    const { call, vouched } = shedder(3, 2, 50);
+    vouched('a', 'b', 'c');
     const a = [call('a'), call('a')]; // a at its quota
     const [a3, a4] = [call('a'), call('a')];
     jest.advanceTimersByTime(1_000); // behind a's own quota: they may wait
@@ -133,7 +159,8 @@ describe('LoadShedder', () => {
 
   it('lets a waiting request go when its client gives up', () => {
     jest.useFakeTimers();
-    const { call, order } = shedder(2, 100, 1_000);
+    const { call, order, vouched } = shedder(2, 100, 1_000);
+    vouched('a', 'b', 'c', 'd');
     const first = call('a');
     call('b');
     const gaveUp = call('c');

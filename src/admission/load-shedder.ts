@@ -1,8 +1,10 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { createHash } from 'crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { IntervalHistogram, monitorEventLoopDelay } from 'perf_hooks';
 import { isSignedUrlPath } from '../attachments/uploads.service';
 import { AppError, errorBody } from '../common/errors/app-error';
+import { TtlLru } from '../common/ttl-lru';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/config.schema';
 import { Metrics, ShedReason } from '../ops/metrics';
@@ -34,19 +36,31 @@ interface Waiter {
   refuse: (reason: ShedReason | 'quota') => void;
 }
 
-/** What the instance knows of one API key's workspace: its requests in flight, and its concurrency quota once learned. */
+/**
+ * Whose requests take turns together: a workspace (its id), the operator (ADMIN), or UNVERIFIED (every
+ * request whose credentials the instance has not seen the AuthGuard accept). What the instance knows of
+ * it: its requests in flight and waiting, and its concurrency quota.
+ */
 interface Tenant {
   key: string;
   held: number;
   limit: number;
   /** When a turn of its own quota last came free with requests waiting: they wait for the instance from then. */
   freedAt: number;
-  workspaceId: string | null;
   queue: Waiter[];
 }
 
+/** The turns of requests with credentials not (yet) seen accepted, or none: one bucket, served last. */
+export const UNVERIFIED = '?';
+/** The turns of the operator's token. */
+export const ADMIN = 'admin';
+/** Credentials remembered as accepted (a digest each), and for how long. */
+const MAX_VOUCHED = 50_000;
+const VOUCHED_TTL_MS = 10 * 60_000;
+
 const TENANT_KEY = Symbol('admission tenant');
-type Admitted = Request & { [TENANT_KEY]?: Tenant };
+const CREDENTIAL_KEY = Symbol('admission credential');
+type Admitted = Request & { [TENANT_KEY]?: Tenant; [CREDENTIAL_KEY]?: string };
 
 /**
  * What an instance takes on, fair between workspaces (issue 29). It works on at most
@@ -64,10 +78,13 @@ type Admitted = Request & { [TENANT_KEY]?: Tenant };
  * over 250 ms, from perf_hooks' event-loop delay histogram: the idea of @fastify/under-pressure), a
  * workspace that has its share of the requests in flight is refused at once (503).
  *
- * The workspace is read from the credentials without checking them (the API key of `Bearer key:secret`,
- * a user token's `kid`), only to take turns; its quota is learned from the first request the
- * AuthGuard admitted (WorkspaceQuotaGuard tells it), the default until then. The probes, the scrape and
- * signed file URLs (streams) are never held. All of it happens before the body is read.
+ * A request takes its workspace's turns only with credentials the AuthGuard has already accepted on
+ * this instance (WorkspaceQuotaGuard vouches for them, with the workspace's quota; a digest of the
+ * Authorization header is remembered): naming another workspace's API key or `kid` takes nothing of its
+ * turns. Every other request (a token not seen yet, bad credentials, none) takes the turns of one
+ * UNVERIFIED bucket, with the default quota, served after every workspace. The probes, the scrape and
+ * signed file URLs (streams) are never held. A request is counted once its body is read (app.factory.ts):
+ * a client that sends its body slowly holds a connection, not a turn.
  *
  * A request admitted waits at most DATABASE_POOL_WAIT_MS for a PostgreSQL connection (the pool's own
  * timeout), then is answered 503 too.
@@ -85,6 +102,8 @@ export class LoadShedder implements OnModuleDestroy {
   private rateSampledAt = Date.now();
   /** Keys with requests in flight or waiting, or a learned quota; the waiting ones in round-robin order. */
   private readonly tenants = new Map<string, Tenant>();
+  /** Digests of credentials the AuthGuard accepted, and whose turns they take. */
+  private readonly vouched = new TtlLru<string, string>(MAX_VOUCHED, VOUCHED_TTL_MS);
   private readonly waiting = new Map<string, Tenant>();
   private loopDelayMs = 0;
   private loopSampledAt = Date.now();
@@ -122,12 +141,17 @@ export class LoadShedder implements OnModuleDestroy {
     this.loop?.disable();
   }
 
-  /** The workspace of a request admitted, and its concurrency quota (from WorkspaceQuotaGuard). */
-  learn(req: Request, workspaceId: string, concurrentRequests: number): void {
-    const t = (req as Admitted)[TENANT_KEY];
-    if (!t) return;
-    t.workspaceId = workspaceId;
-    if (t.limit !== concurrentRequests) {
+  /**
+   * The AuthGuard accepted this request's credentials (WorkspaceQuotaGuard tells): its next requests take
+   * the turns of `key` (a workspace id, or ADMIN), whose concurrency quota is `concurrentRequests` (when
+   * known; the default until then).
+   */
+  vouch(req: Request, key: string, concurrentRequests?: number): void {
+    const r = req as Admitted;
+    if (!r[TENANT_KEY]) return; // never held (a probe), or admission is off
+    if (r[TENANT_KEY].key === UNVERIFIED && r[CREDENTIAL_KEY]) this.vouched.set(r[CREDENTIAL_KEY], key);
+    const t = this.tenantOf(key);
+    if (concurrentRequests !== undefined && t.limit !== concurrentRequests) {
       t.limit = concurrentRequests;
       if (this.queued) this.serve();
     }
@@ -137,7 +161,10 @@ export class LoadShedder implements OnModuleDestroy {
   middleware(): (req: Request, res: Response, next: NextFunction) => void {
     return (req, res, next) => {
       if (NEVER_SHED.has(req.path) || isSignedUrlPath(req.path)) return next();
-      const tenant = this.tenantOf(tenantKey(req.headers.authorization));
+      const authorization = req.headers.authorization;
+      const credential = authorization ? credentialDigest(authorization) : undefined;
+      const tenant = this.tenantOf((credential && this.vouched.get(credential)) || UNVERIFIED);
+      (req as Admitted)[CREDENTIAL_KEY] = credential;
       const admit = () => {
         if (++this.inFlight >= this.limit && !this.fullSince) {
           this.fullSince = Date.now();
@@ -150,7 +177,8 @@ export class LoadShedder implements OnModuleDestroy {
       };
       const refuse = (reason: ShedReason | 'quota') => {
         if (reason === 'quota') {
-          if (tenant.workspaceId) this.metrics.quotaRefused(tenant.workspaceId, 'concurrent_requests');
+          if (tenant.key !== UNVERIFIED && tenant.key !== ADMIN)
+            this.metrics.quotaRefused(tenant.key, 'concurrent_requests');
         } else this.metrics.shed[reason].inc();
         if (res.headersSent || res.destroyed) return;
         const error =
@@ -161,7 +189,6 @@ export class LoadShedder implements OnModuleDestroy {
               )
             : new AppError('UNAVAILABLE', 'The service is overloaded, try again shortly');
         res.setHeader('Retry-After', '1');
-        // the body is left unread: Node discards it once the answer is sent, and the connection goes on
         res
           .status(reason === 'quota' ? 429 : 503)
           .json(errorBody(error, (req as Request & { id?: string }).id));
@@ -194,7 +221,7 @@ export class LoadShedder implements OnModuleDestroy {
     let t = this.tenants.get(key);
     if (!t) {
       if (this.tenants.size >= MAX_TENANTS) this.forgetIdle();
-      t = { key, held: 0, limit: this.defaultTenantLimit, freedAt: 0, workspaceId: null, queue: [] };
+      t = { key, held: 0, limit: this.defaultTenantLimit, freedAt: 0, queue: [] };
       this.tenants.set(key, t);
     }
     return t;
@@ -234,12 +261,18 @@ export class LoadShedder implements OnModuleDestroy {
 
   /**
    * Gives the free turns to the waiting workspaces, each to the one with the fewest requests in flight
-   * (ties round-robin), skipping those at their quota; a workspace's oldest request goes first.
+   * (ties round-robin), skipping those at their quota, and to UNVERIFIED only when no workspace waits;
+   * a workspace's oldest request goes first.
    */
   private serve(): void {
     while (this.queued && this.inFlight < this.limit) {
       let next: Tenant | undefined;
-      for (const t of this.waiting.values()) if (t.held < t.limit && (!next || t.held < next.held)) next = t;
+      for (const t of this.waiting.values())
+        if (
+          t.held < t.limit &&
+          (!next || next.key === UNVERIFIED || (t.key !== UNVERIFIED && t.held < next.held))
+        )
+          next = t;
       if (!next) return;
       const w = next.queue.shift()!;
       this.queued--;
@@ -294,32 +327,10 @@ export class LoadShedder implements OnModuleDestroy {
   }
 }
 
-/** API keys the instance keeps track of before the idle ones are forgotten. */
+/** Tenants the instance keeps track of before the idle ones are forgotten. */
 const MAX_TENANTS = 10_000;
 
-/**
- * The API key the credentials name, unchecked: a workspace key pair (`Bearer pk_…:sk_…`, or Basic), or a
- * user token's `kid` header; '' without credentials (public routes), `other` for anything else.
- */
-export function tenantKey(authorization: string | undefined): string {
-  if (!authorization) return '';
-  const space = authorization.indexOf(' ');
-  const scheme = authorization.slice(0, space).toLowerCase();
-  let credential = authorization.slice(space + 1).trim();
-  if (scheme === 'basic') credential = Buffer.from(credential.slice(0, 1024), 'base64').toString();
-  else if (scheme !== 'bearer') return 'other';
-  const colon = credential.indexOf(':');
-  if (colon > 0 && colon < 256 && credential.startsWith('pk_')) return credential.slice(0, colon);
-  const dot = credential.indexOf('.');
-  if (scheme === 'bearer' && dot > 0 && dot < 512) {
-    try {
-      const header = JSON.parse(Buffer.from(credential.slice(0, dot), 'base64url').toString()) as {
-        kid?: unknown;
-      };
-      if (typeof header.kid === 'string' && header.kid.length < 256) return header.kid;
-    } catch {
-      /* not a token: the AuthGuard says so */
-    }
-  }
-  return 'other';
+/** What the instance remembers of an Authorization header it saw accepted: a digest, not the secret. */
+function credentialDigest(authorization: string): string {
+  return createHash('sha256').update(authorization).digest('base64url');
 }

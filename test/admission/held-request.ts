@@ -1,39 +1,37 @@
-import { request } from 'http';
-import type { TestApp } from '../support/app';
-import type { Client } from '../support/fixtures';
+import { group } from '../messages/helpers';
+import type { TestWorkspace } from '../support/fixtures';
+import { Receiver } from '../support/receiver';
 
 /**
- * A PUT of a user through `client` that stays in flight (admitted, its body not all sent) until
- * `release()` sends the rest; `release` answers its status. Resolves once the instance counts it in
- * flight (the instance's other requests are done).
+ * A send of one of `ws`'s users that stays in flight until `release()`: the workspace's pre-send hook (a
+ * local receiver) holds its answer. Resolves once the hook was called, so the instance counts the send in
+ * flight; `release` lets the hook allow it, answers the send's status and removes the hook. The user's
+ * token is seen accepted first, so the send takes the workspace's turns.
  */
-export async function holdOne(t: TestApp, client: Client): Promise<{ release: () => Promise<number> }> {
-  const body = JSON.stringify({ name: 'held' });
-  const req = request(`${t.baseUrl}/v1/users/held-${Math.random().toString(36).slice(2)}`, {
-    method: 'PUT',
-    headers: {
-      authorization: client.authorization!,
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(body),
-    },
+export async function holdOne(ws: TestWorkspace): Promise<{ release: () => Promise<number> }> {
+  const rx = await Receiver.start();
+  let answer!: () => void;
+  const until = new Promise<void>((resolve) => (answer = resolve));
+  const url = rx.url(() => ({ status: 200, body: JSON.stringify({ action: 'allow' }), until }), 'held');
+  const settings = await ws.api.patch('/v1/workspace/settings', {
+    pre_send_hook: { url, timeout_ms: 5000 },
   });
-  const answered = new Promise<number>((resolve, reject) => {
-    req.on('response', (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    req.on('error', reject);
-  });
-  req.write(body.slice(0, 3));
-  // admitted once the instance counts it in flight
-  for (let i = 0; !/^chat_requests_in_flight [1-9]/m.test((await t.http().get('/metrics')).text); i++) {
-    if (i > 200) throw new Error('the held request was never admitted');
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  if (settings.status !== 200) throw new Error(`setup: the hook answered ${settings.status}`);
+  const id = Math.random().toString(36).slice(2);
+  const [user] = await ws.users(`held-${id}`, `held-peer-${id}`);
+  const ch = await group(ws, user!.external_id, [`held-peer-${id}`]);
+  const seen = await user!.api.get(`/v1/channels/${ch.id}/messages`);
+  if (seen.status !== 200) throw new Error(`setup: history answered ${seen.status}`);
+
+  const sent = Promise.resolve(user!.api.post(`/v1/channels/${ch.id}/messages`, { content: 'held' }));
+  await rx.waitFor(url);
   return {
-    release: () => {
-      req.end(body.slice(3));
-      return answered;
+    release: async () => {
+      answer();
+      const res = await sent;
+      await ws.api.patch('/v1/workspace/settings', { pre_send_hook: null });
+      await rx.close();
+      return res.status;
     },
   };
 }

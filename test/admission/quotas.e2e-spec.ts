@@ -4,7 +4,7 @@
  * Retry-After while another workspace goes on unhindered.
  */
 import { startTestApp, TestApp } from '../support/app';
-import { admin, newWorkspace, TestWorkspace } from '../support/fixtures';
+import { admin, Client, newWorkspace, TestWorkspace } from '../support/fixtures';
 import { closeAllSockets, connectError, connectSocket } from '../support/socket';
 import { holdOne } from './held-request';
 
@@ -105,28 +105,41 @@ describe('workspace quotas', () => {
     await admin(t).patch(quotasOf(a), { requests_per_second: null });
   });
 
-  it('holds a workspace to its concurrent requests: the others wait for a turn (5 s), then 429', async () => {
+  it('holds a workspace to its concurrent requests: the others wait their turn, past its queue 429', async () => {
     await admin(t).patch(quotasOf(a), { concurrent_requests: 1 });
-    await a.api.get('/v1/workspace'); // the instance learns whose key it is
-    // a's one request in progress: admitted, its body not all sent
-    const slow = await holdOne(t, a.api);
+    await a.api.get('/v1/workspace'); // the instance learns the quota
+    // a's one request in progress: a send its pre-send hook holds
+    const slow = await holdOne(a);
 
-    const held = await Promise.all(Array.from({ length: 3 }, () => a.api.get('/v1/workspace')));
-    for (const r of held) {
-      expect(r.status).toBe(429);
+    // a's quota of 1 lets 32 wait behind it (32 per request of its quota); the rest are refused at once
+    const burst = Array.from({ length: 40 }, () => Promise.resolve(a.api.get('/v1/workspace')));
+    const refused = await Promise.race([
+      Promise.all(burst),
+      new Promise<null>((r) => setTimeout(() => r(null), 1_000)),
+    ]);
+    expect(refused).toBeNull(); // most of them wait for a's turn
+    // another workspace meanwhile is not held back, nor is a by requests with its API key and a made-up
+    // secret: they are not a's (401 at once, not queued behind a's quota)
+    const others = await Promise.all(Array.from({ length: 5 }, () => b.api.get('/v1/workspace')));
+    expect(others.map((r) => r.status)).toEqual(Array(5).fill(200));
+    const forged = new Client(t, `Bearer ${a.apiKey}:sk_made_up`);
+    const forgedAnswers = await Promise.all(Array.from({ length: 5 }, () => forged.get('/v1/workspace')));
+    expect(forgedAnswers.map((r) => r.status)).toEqual(Array(5).fill(401));
+
+    expect(await slow.release()).toBe(201);
+    const answers = await Promise.all(burst);
+    const limited = answers.filter((r) => r.status === 429);
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(32);
+    expect(limited).toHaveLength(8);
+    for (const r of limited) {
       expect(r.body.error.code).toBe('RATE_LIMITED');
       expect(r.headers['retry-after']).toBe('1');
     }
-    // another workspace meanwhile is not held back
-    const others = await Promise.all(Array.from({ length: 5 }, () => b.api.get('/v1/workspace')));
-    expect(others.map((r) => r.status)).toEqual(Array(5).fill(200));
-
-    expect(await slow.release()).toBe(201);
     expect((await a.api.get('/v1/workspace')).status).toBe(200); // its turn is free again
     const metrics = (await t.http().get('/metrics')).text;
     expect(metrics).toMatch(
       new RegExp(
-        `chat_workspace_quota_refusals_total\\{workspace="${a.id}",quota="concurrent_requests"\\} 3\\b`,
+        `chat_workspace_quota_refusals_total\\{workspace="${a.id}",quota="concurrent_requests"\\} 8\\b`,
       ),
     );
     await admin(t).patch(quotasOf(a), { concurrent_requests: null });

@@ -3,6 +3,7 @@
  * waits its turn briefly, then is answered 503 UNAVAILABLE with Retry-After while the probes and the
  * scrape still answer; the typed client waits as told and its send goes through once, when there is room.
  */
+import { request } from 'http';
 import { ChatClient } from '../../packages/client/src';
 import { startTestApp, TestApp } from '../support/app';
 import { newWorkspace, TestUser, TestWorkspace } from '../support/fixtures';
@@ -34,7 +35,7 @@ describe('load shedding', () => {
   afterAll(() => t?.close());
 
   it('answers 503 with Retry-After once the instance is full, and keeps answering its probes', async () => {
-    const held = await holdOne(t, b.api);
+    const held = await holdOne(b);
     const started = Date.now();
     const refused = await a.api.get('/v1/workspace');
     expect(refused.status).toBe(503);
@@ -50,13 +51,40 @@ describe('load shedding', () => {
     expect((await a.api.get('/v1/workspace')).status).toBe(200);
   });
 
+  it('counts a request once its body is read: one sent slowly holds no turn', async () => {
+    const body = JSON.stringify({ name: 'slow' });
+    const slow = request(`${t.baseUrl}/v1/users/slow-body`, {
+      method: 'PUT',
+      headers: {
+        authorization: a.api.authorization!,
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+      },
+    });
+    const slowAnswered = new Promise<number>((resolve, reject) => {
+      slow.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      slow.on('error', reject);
+    });
+    slow.write(body.slice(0, 3)); // and the rest a second later
+    await new Promise((r) => setTimeout(r, 200));
+    const others = [];
+    for (let i = 0; i < 3; i++) others.push((await b.api.get('/v1/workspace')).status);
+    expect(others).toEqual([200, 200, 200]); // the one turn of the instance was free
+    await new Promise((r) => setTimeout(r, 800));
+    slow.end(body.slice(3));
+    expect(await slowAnswered).toBe(201);
+  });
+
   it('the typed client waits for Retry-After and sends once when there is room', async () => {
     const client = new ChatClient({
       baseUrl: t.baseUrl,
       token: ana.token,
       sendRetry: { minDelayMs: 10 },
     });
-    const held = await holdOne(t, b.api);
+    const held = await holdOne(b);
     const sent = client.sendMessage('team', { content: 'after the rush' });
     await new Promise((r) => setTimeout(r, 300)); // refused by now, waiting out its Retry-After
     const started = Date.now();
