@@ -11,6 +11,7 @@ import { Metrics } from '../../src/ops/metrics';
 import {
   CHART,
   find,
+  GATEWAY_VALUES,
   helm,
   Manifest,
   parseManifests,
@@ -73,17 +74,23 @@ function ofKind(manifests: Manifest[], kind: string): Manifest[] {
 let defaults: Manifest[];
 let production: Manifest[];
 let managed: Manifest[];
+let gatewayed: Manifest[];
 
 beforeAll(() => {
   defaults = render();
   production = render({ values: [PRODUCTION_VALUES] });
   managed = render({ with: MANAGED });
+  gatewayed = render({ values: [PRODUCTION_VALUES, GATEWAY_VALUES] });
 });
 
 describe('helm lint --strict', () => {
   it.each([
     ['the default values', []],
     ['the production example', ['--values', PRODUCTION_VALUES]],
+    [
+      'the Gateway example (HTTPRoute, NetworkPolicies, sockets HPA)',
+      ['--values', PRODUCTION_VALUES, '--values', GATEWAY_VALUES],
+    ],
   ])('passes with %s', (_name, args) => {
     expect(helm(['lint', '--strict', CHART, ...args])).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
   });
@@ -94,6 +101,7 @@ describe('every rendered manifest is valid against the Kubernetes schemas', () =
     ['default values', () => defaults],
     ['production example', () => production],
     ['chart-managed Secret, no workers, persistence', () => managed],
+    ['Gateway example: HTTPRoute, NetworkPolicies, sockets HPA', () => gatewayed],
   ])('%s', (_name, manifests) => {
     expect(manifests().length).toBeGreaterThan(5);
     expect(validateManifests(manifests())).toEqual([]);
@@ -382,6 +390,96 @@ describe('Service, Ingress, autoscaling, disruption budgets, monitoring', () => 
     });
   });
 
+  it('the HTTPRoute (optional) attaches to the named Gateway and sends every path to the API Service', () => {
+    expect(ofKind(defaults, 'HTTPRoute')).toEqual([]);
+    expect(ofKind(gatewayed, 'Ingress')).toEqual([]);
+    const route = find(gatewayed, 'HTTPRoute', 'chat-chat-service');
+    expect(route.spec.parentRefs).toEqual([
+      { name: 'public', namespace: 'gateway-system', sectionName: 'https' },
+    ]);
+    expect(route.spec.hostnames).toEqual(['chat.example.com']);
+    expect(route.spec.rules).toEqual([
+      {
+        matches: [{ path: { type: 'PathPrefix', value: '/' } }],
+        backendRefs: [{ name: API, port: find(gatewayed, 'Service', API).spec.ports[0].port }],
+      },
+    ]);
+    const timed = find(
+      render({ values: [PRODUCTION_VALUES, GATEWAY_VALUES], set: ['httpRoute.timeouts.request=0s'] }),
+      'HTTPRoute',
+      'chat-chat-service',
+    );
+    expect(timed.spec.rules[0].timeouts).toEqual({ request: '0s' });
+  });
+
+  it('NetworkPolicies (optional): in from the gateway, the release’s test pod and monitoring; out to DNS, PostgreSQL, Redis and the named ranges', () => {
+    expect(ofKind(defaults, 'NetworkPolicy')).toEqual([]);
+    const policies = ofKind(gatewayed, 'NetworkPolicy');
+    expect(policies.map((p) => p.metadata.name).sort()).toEqual([API, WORKER]);
+    for (const p of policies) {
+      // each selects exactly its own component's pods
+      const deployment = find(gatewayed, 'Deployment', p.metadata.name);
+      expect(p.spec.podSelector.matchLabels).toEqual(deployment.spec.selector.matchLabels);
+      expect(p.spec.policyTypes).toEqual(['Ingress', 'Egress']);
+      const egress = p.spec.egress as { to: any[]; ports: { port: number; protocol: string }[] }[];
+      expect(egress.map((e) => e.ports.map((x) => `${x.port}/${x.protocol}`).join(','))).toEqual([
+        '53/UDP,53/TCP',
+        '5432/TCP',
+        '6379/TCP',
+        '443/TCP',
+      ]);
+      expect(egress[1]!.to.map((t) => t.podSelector.matchLabels)).toEqual([
+        { 'cnpg.io/cluster': 'chat-db' },
+        { 'cnpg.io/poolerName': 'chat-db-pooler-rw' },
+      ]);
+      expect(egress[3]!.to[0].ipBlock.except).toContain('10.0.0.0/8');
+    }
+    const from = (name: string) =>
+      (find(gatewayed, 'NetworkPolicy', name).spec.ingress as { from: any[]; ports: any[] }[]).map((r) => {
+        expect(r.ports).toEqual([{ port: 'http', protocol: 'TCP' }]);
+        return r.from.map((f) => f.namespaceSelector?.matchLabels ?? f.podSelector.matchLabels);
+      });
+    expect(from(API)).toEqual([
+      [{ 'kubernetes.io/metadata.name': 'gateway-system' }],
+      [
+        {
+          'app.kubernetes.io/name': 'chat-service',
+          'app.kubernetes.io/instance': 'chat',
+          'app.kubernetes.io/component': 'test',
+        },
+      ],
+      [{ 'kubernetes.io/metadata.name': 'monitoring' }],
+    ]);
+    expect(from(WORKER)).toEqual([[{ 'kubernetes.io/metadata.name': 'monitoring' }]]);
+    // the test pod those rules let in is the one `helm test` runs
+    expect(find(gatewayed, 'Pod', 'chat-chat-service-test').metadata.labels).toMatchObject(from(API)[1]![0]);
+    // with no outbound ranges named, nothing outside the cluster is reachable
+    const closed = find(
+      render({ values: [PRODUCTION_VALUES, GATEWAY_VALUES], set: ['networkPolicy.egress.external.to=null'] }),
+      'NetworkPolicy',
+      API,
+    );
+    expect((closed.spec.egress as any[]).map((e) => e.ports[0].port)).toEqual([53, 5432, 6379]);
+  });
+
+  it('the API autoscaler (optional) scales on open sockets per pod, from the service’s own gauge', async () => {
+    const hpa = find(gatewayed, 'HorizontalPodAutoscaler', API);
+    const pods = (hpa.spec.metrics as any[]).find((m) => m.type === 'Pods');
+    expect(pods.pods).toEqual({
+      metric: { name: 'chat_sockets_connected' },
+      target: { type: 'AverageValue', averageValue: '5000' },
+    });
+    const exposed = (await new Metrics().registry.getMetricsAsJSON()).map((m) => m.name);
+    expect(exposed).toContain(pods.pods.metric.name);
+    // off by default, and never on the workers (they hold no sockets)
+    expect(find(production, 'HorizontalPodAutoscaler', API).spec.metrics.map((m: any) => m.type)).toEqual([
+      'Resource',
+    ]);
+    expect(find(gatewayed, 'HorizontalPodAutoscaler', WORKER).spec.metrics.map((m: any) => m.type)).toEqual([
+      'Resource',
+    ]);
+  });
+
   it('the ServiceMonitor (optional) selects the API and worker Services', () => {
     expect(ofKind(defaults, 'ServiceMonitor')).toEqual([]);
     const sm = find(production, 'ServiceMonitor', 'chat-chat-service');
@@ -458,6 +556,23 @@ describe('values.schema.json', () => {
     [['secrets.values.DATABASE_URL=mysql://db/chat'], /DATABASE_URL.*does not match pattern/],
     [['api.replicaCount=-1'], /api\/replicaCount.*minimum/],
     [['replicaCount=3'], /additional properties 'replicaCount' not allowed/],
+    [['httpRoute.enabled=true'], /httpRoute.*parentRefs/],
+    [
+      ['httpRoute.enabled=true', 'httpRoute.parentRefs[0].name=gw', 'httpRoute.timeouts.request=forever'],
+      /timeouts\/request.*does not match pattern/,
+    ],
+    [
+      ['httpRoute.enabled=true', 'httpRoute.parentRefs[0].name=gw', 'httpRoute.hostnames[0]=Not A Host'],
+      /hostnames\/0.*does not match pattern/,
+    ],
+    [['networkPolicy.enabled=true'], /networkPolicy\/ingressFrom.*minItems/],
+    [['networkPolicy.egress.external.to[0].ipBlock.cidr=everywhere'], /cidr.*does not match pattern/],
+    [['networkPolicy.egress.redis.port=70000'], /redis\/port.*maximum/],
+    [
+      ['networkPolicy.ingressFrom[0].podSelecter.matchLabels.a=b'],
+      /additional properties 'podSelecter' not allowed/,
+    ],
+    [['api.autoscaling.socketsPerPod=-1'], /socketsPerPod.*minimum/],
   ])('refuses %j', (set, message) => {
     expect(renderError({ set })).toMatch(message);
   });

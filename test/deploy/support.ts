@@ -11,10 +11,13 @@ import * as policy from 'kubernetes-models/policy/v1';
 import * as autoscaling from 'kubernetes-models/autoscaling/v2';
 import * as networking from 'kubernetes-models/networking.k8s.io/v1';
 import * as monitoring from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
+import * as gateway from '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1';
 
 export const ROOT = join(__dirname, '..', '..');
 export const CHART = join(ROOT, 'deploy', 'helm', 'chat-service');
 export const PRODUCTION_VALUES = join(ROOT, 'deploy', 'helm', 'values-production.example.yaml');
+/** Layered on PRODUCTION_VALUES: an HTTPRoute, NetworkPolicies, the API's autoscaler on sockets. */
+export const GATEWAY_VALUES = join(ROOT, 'deploy', 'helm', 'values-gateway.example.yaml');
 
 /** A rendered Kubernetes object, read loosely: tests reach into it by the API's field names. */
 export interface Manifest {
@@ -118,6 +121,8 @@ const MODELS: Record<string, ModelClass> = {
   'policy/v1/PodDisruptionBudget': policy.PodDisruptionBudget,
   'autoscaling/v2/HorizontalPodAutoscaler': autoscaling.HorizontalPodAutoscaler,
   'networking.k8s.io/v1/Ingress': networking.Ingress,
+  'networking.k8s.io/v1/NetworkPolicy': networking.NetworkPolicy,
+  'gateway.networking.k8s.io/v1/HTTPRoute': gateway.HTTPRoute as unknown as ModelClass,
   'monitoring.coreos.com/v1/ServiceMonitor': monitoring.ServiceMonitor,
   'monitoring.coreos.com/v1/PrometheusRule': monitoring.PrometheusRule,
 };
