@@ -16,6 +16,7 @@ import { cloneDatabase, isIntegration } from '../support/databases';
 interface Started {
   handle: DatabaseHandle;
   functions: string[];
+  newer: string[];
 }
 
 describe('SQL function files applied after the migrations', () => {
@@ -55,8 +56,8 @@ describe('SQL function files applied after the migrations', () => {
       ? await openDatabase({ databaseUrl: url, dataDir: '', poolSize: 2 })
       : await openDatabase({ dataDir: `memory://${dump ?? ''}` });
     open.push(handle);
-    const { functions } = await runMigrations(handle, { functionsDir: join(dir, 'functions') });
-    return { handle, functions };
+    const { functions, newer } = await runMigrations(handle, { functionsDir: join(dir, 'functions') });
+    return { handle, functions, newer };
   }
 
   /** Ends a start; embedded, what it left becomes the next start's data directory. */
@@ -162,6 +163,33 @@ describe('SQL function files applied after the migrations', () => {
     await stop(handle);
     edit('chat_send_message', (t) => t.replace('LANGUAGE plpgsql_nonexistent', 'LANGUAGE plpgsql'));
     edit('search_tokens', (t) => t.replace('        -- changed again\n', ''));
+  });
+
+  it('a build older than the database (a newer build migrated it, a rolling upgrade) leaves the newer functions alone', async () => {
+    const NEWER = 'NewerBuild9999999999999';
+    edit('search_tokens', (t) => t.replace('      BEGIN\n', '      BEGIN\n        -- the newer build\n'));
+    let s = await start(); // the newer build: its text, and a migration the older build does not have
+    expect(s.functions).toEqual(['search_tokens']);
+    await s.handle.dataSource.query(`INSERT INTO migrations (timestamp, name) VALUES (9999999999999, $1)`, [
+      NEWER,
+    ]);
+    const before = await recorded(s.handle);
+    await stop(s.handle);
+
+    edit('search_tokens', (t) => t.replace('        -- the newer build\n', ''));
+    s = await start(); // the older build, with its older text, starting while the newer one serves
+    expect(s.newer).toEqual([NEWER]);
+    expect(s.functions).toEqual([]);
+    expect(await definition(s.handle, 'search_tokens')).toContain('-- the newer build');
+    expect(await recorded(s.handle)).toEqual(before);
+
+    // without the newer migration it is this build's schema again: its text goes back
+    await s.handle.dataSource.query(`DELETE FROM migrations WHERE name = $1`, [NEWER]);
+    await stop(s.handle);
+    s = await start();
+    expect(s.functions).toEqual(['search_tokens']);
+    expect(await definition(s.handle, 'search_tokens')).not.toContain('-- the newer build');
+    await stop(s.handle);
   });
 
   it('the drift check names a function whose text is not its file and one that has no file', async () => {

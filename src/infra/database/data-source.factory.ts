@@ -1,12 +1,12 @@
 import { mkdirSync, readFileSync } from 'fs';
 import { join, resolve } from 'path';
 import { types } from 'pg';
-import { DataSource, DataSourceOptions } from 'typeorm';
+import { DataSource, DataSourceOptions, QueryRunner } from 'typeorm';
 import { MIGRATIONS } from '../../database/migrations';
 import { acceptSchemaColumnTypes } from './column-types';
 import { ENTITIES } from '../../database/entities';
 import { lockDataDir } from './data-dir-lock';
-import { applySchemaFunctions, loadFunctionFiles } from '../../database/schema-functions';
+import { applySchemaFunctions, loadFunctionFiles, SchemaFunctionFile } from '../../database/schema-functions';
 
 // COUNT(*) and bigint sequence numbers come back as strings by default; every bigint here is
 // far below 2^53 (per-channel seq, counters), so numbers are the honest type.
@@ -114,6 +114,12 @@ export interface MigrationResult {
   migrations: number;
   /** Functions (src/database/functions) created or replaced because their file is new or changed. */
   functions: string[];
+  /**
+   * Migrations the database records that this build does not have: a newer build migrated it (a
+   * rolling upgrade, with this build's pods still starting). Its SQL functions are then left as the newer
+   * build wrote them: applying this build's older texts would undo them under the newer pods.
+   */
+  newer: string[];
 }
 
 /**
@@ -134,7 +140,7 @@ export async function runMigrations(
     const migrations = (await dataSource.runMigrations({ transaction: 'each' })).length;
     const runner = dataSource.createQueryRunner();
     try {
-      return { migrations, functions: await applySchemaFunctions(runner, files) };
+      return { migrations, ...(await applyUnlessNewer(dataSource, runner, files)) };
     } finally {
       await runner.release();
     }
@@ -144,9 +150,44 @@ export async function runMigrations(
   try {
     await lock.query('SELECT pg_advisory_lock(7243001)');
     const migrations = (await dataSource.runMigrations({ transaction: 'each' })).length;
-    return { migrations, functions: await applySchemaFunctions(lock, files) };
+    return { migrations, ...(await applyUnlessNewer(dataSource, lock, files)) };
   } finally {
     await lock.query('SELECT pg_advisory_unlock(7243001)').catch(() => undefined);
     await lock.release();
   }
+}
+
+/** The function files' step, unless the database was migrated by a newer build (MigrationResult.newer). */
+async function applyUnlessNewer(
+  dataSource: DataSource,
+  runner: QueryRunner,
+  files: SchemaFunctionFile[],
+): Promise<{ functions: string[]; newer: string[] }> {
+  const known = new Set(dataSource.migrations.map((m) => m.name ?? m.constructor.name));
+  const recorded = (await runner.query(
+    `SELECT name FROM ${dataSource.driver.escape(dataSource.options.migrationsTableName ?? 'migrations')}`,
+  )) as { name: string }[];
+  const newer = recorded.map((r) => r.name).filter((n) => !known.has(n));
+  return { functions: newer.length ? [] : await applySchemaFunctions(runner, files), newer };
+}
+
+/**
+ * The event log's order is (tx_id, position), tx_id being the writing transaction's id: it only works
+ * while the cluster's transaction counter is ahead of every tx_id in the log. A physical backup (a base
+ * backup and its WAL: point-in-time recovery, docs/BACKUP.md) keeps the counter; a logical dump
+ * (pg_dump) restored into another cluster does not, and there new events would sort before the old ones
+ * and never reach realtime, webhooks or sync. Such a database is refused at start-up, with the reason.
+ */
+export async function checkTransactionCounter(handle: DatabaseHandle): Promise<void> {
+  const [row] = await handle.dataSource.query<{ newest: string; next: string }[]>(
+    `SELECT e.tx_id::text AS newest, pg_snapshot_xmax(pg_current_snapshot())::text AS next
+       FROM events e ORDER BY e.tx_id DESC LIMIT 1`,
+  );
+  if (row && BigInt(row.newest) >= BigInt(row.next))
+    throw new Error(
+      `The event log's newest transaction id (${row.newest}) is ahead of this PostgreSQL cluster's ` +
+        `transaction counter (${row.next}): the database was restored from a logical dump (pg_dump), which ` +
+        'does not keep transaction ids, and new events would never be delivered. Restore it from a physical ' +
+        'backup (base backup and WAL, point-in-time recovery: docs/BACKUP.md) instead.',
+    );
 }

@@ -2,7 +2,7 @@ import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } fro
 import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/config.schema';
-import { DatabaseHandle, openDatabase, runMigrations } from './data-source.factory';
+import { DatabaseHandle, openDatabase, runMigrations, checkTransactionCounter } from './data-source.factory';
 import { DatabaseProbe } from './database-probe';
 import { Leadership } from './leadership';
 import { OwnConnection } from './own-connection';
@@ -34,6 +34,12 @@ class DatabaseLifecycle implements OnApplicationShutdown {
           holder: `server, SERVICE_ROLE=${config.SERVICE_ROLE}`,
         });
         const ran = await runMigrations(handle);
+        await checkTransactionCounter(handle);
+        if (ran.newer.length)
+          logger.warn(
+            `The database was migrated by a newer build (${ran.newer.length} migration(s) this build does not have, ` +
+              `the newest ${ran.newer[ran.newer.length - 1]}): its SQL functions are left as that build wrote them`,
+          );
         logger.log(
           `${handle.embedded ? 'embedded PGlite' : 'PostgreSQL'} ready, ${ran.migrations} migration(s) applied` +
             (ran.functions.length ? `, function(s) ${ran.functions.join(', ')} (re)created` : ''),
