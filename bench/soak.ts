@@ -7,6 +7,8 @@ import type { AddressInfo } from 'net';
 import { join } from 'path';
 import { Client } from 'pg';
 import { io, Socket } from 'socket.io-client';
+import { randomBytes } from 'crypto';
+import { PrivatePostgres } from '../test/faults/support/processes';
 import WebSocket from 'ws';
 import {
   API_KEY,
@@ -17,8 +19,10 @@ import {
   freshStorage,
   loadAverage,
   machine,
+  BENCH_REDIS_URL,
   Mode,
   ROOT,
+  Storage,
   startServer,
   writeBenchmarkSection,
 } from './lib';
@@ -302,9 +306,30 @@ function drawChart(samples: Sample[], file: string, title: string): void {
   writeFileSync(file, page.toBuffer('image/png'));
 }
 
+/**
+ * Where the data lives. PostgreSQL: a cluster of the bench's own (initdb on a free port, PostgreSQL's
+ * defaults, autovacuum on as in any production cluster) unless `--pg=shared` names the machine's
+ * (BENCH_DATABASE_URL; this machine's runs with autovacuum off, so its statistics never follow the growing
+ * tables and the plans drift: not what a week of production looks like). Redis: the machine's.
+ */
+async function soakStorage(): Promise<Storage> {
+  if (MODE !== 'postgres' || arg('pg', 'private') === 'shared') return freshStorage(MODE);
+  const pg = new PrivatePostgres();
+  await pg.start();
+  return {
+    env: {
+      DATABASE_URL: pg.url(),
+      REDIS_URL: BENCH_REDIS_URL,
+      SERVICE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      SERVICE_REDIS_PREFIX: `soak_${randomBytes(4).toString('hex')}:`,
+    },
+    drop: () => pg.stop(),
+  };
+}
+
 async function main(): Promise<void> {
   const started = new Date();
-  const storage = await freshStorage(MODE);
+  const storage = await soakStorage();
   const inspectPort = await freePort();
   process.env.BENCH_NODE_ARGS = `${process.env.BENCH_NODE_ARGS ?? ''} --inspect=127.0.0.1:${inspectPort}`;
   const rx = await receiver();
@@ -319,6 +344,19 @@ async function main(): Promise<void> {
   const database = MODE === 'postgres' ? new URL(storage.env.DATABASE_URL!).pathname.slice(1) : '';
   const sockets = new Set<Socket>();
   let timers: NodeJS.Timeout[] = [];
+  let cleaning: Promise<void> | undefined;
+  const cleanup = () =>
+    (cleaning ??= (async () => {
+      for (const t of timers) clearInterval(t);
+      for (const s of sockets) s.close();
+      inspector.close();
+      await pg?.end().catch(() => undefined);
+      await server.stop();
+      await rx.close();
+      await storage.drop();
+    })());
+  for (const sig of ['SIGINT', 'SIGTERM'] as const)
+    process.once(sig, () => void cleanup().finally(() => process.exit(130)));
   try {
     log(`${MODE}, ${MINUTES} min; service pid ${server.pid}; ${machine()}`);
     // setup: users, channels of 10 members each, a webhook for every new message
@@ -508,7 +546,7 @@ async function main(): Promise<void> {
     const body = [
       `\`npm run bench:soak\` (${MINUTES} min, ${MODE}) on ${started.toISOString().slice(0, 10)}, ${machine()}; ` +
         `load average at the end ${loadAverage()}. One production process (API and workers, ` +
-        `\`node dist/main.js\`${MODE === 'postgres' ? ', PostgreSQL + Redis' : ', embedded'}) under an open loop of ` +
+        `\`node dist/main.js\`${MODE === 'postgres' ? `, ${arg('pg', 'private') === 'shared' ? "the machine's PostgreSQL" : 'a PostgreSQL 15 cluster of its own (initdb defaults: autovacuum on; fsync off)'} + Redis` : ', embedded'}) under an open loop of ` +
         `${RATES.send} sends/s from ${USERS} users into ${CHANNELS} channels of ${MEMBERS}, ${RATES.history} history ` +
         `pages/s, ${RATES.inbox} inbox reads/s, ${RATES.typing} typing events/s over ${STEADY_SOCKETS} sockets that stay, ` +
         `one socket connecting and one leaving every second, a webhook for every message to a local receiver, ` +
@@ -545,13 +583,7 @@ async function main(): Promise<void> {
     if (WRITE_DOCS) log(`written: ${writeBenchmarkSection('Soak (issue 29)', body)}`);
     if (!verdict) process.exitCode = 1;
   } finally {
-    for (const t of timers) clearInterval(t);
-    for (const s of sockets) s.close();
-    inspector.close();
-    await pg?.end();
-    await server.stop();
-    await rx.close();
-    await storage.drop();
+    await cleanup();
   }
 }
 
