@@ -102,19 +102,10 @@ export class PrivatePostgres {
   }
 
   async start(): Promise<void> {
-    this.dir = mkdtempSync(join(tmpdir(), 'chat-faults-pg-'));
-    if (process.getuid?.() === 0) {
-      const id = (flag: string) => Number(spawnSync('id', [flag, 'postgres']).stdout.toString().trim());
-      this.user = { uid: id('-u'), gid: id('-g') };
-      if (!Number.isFinite(this.user.uid) || this.user.uid === 0)
-        throw new Error('running as root: initdb needs the `postgres` OS user');
-      chownSync(this.dir, this.user.uid, this.user.gid);
-    }
-    this.port = await freePort();
-    const data = join(this.dir, 'data');
+    await this.makeDir();
     await this.run(join(PG_BIN, 'initdb'), [
       '-D',
-      data,
+      join(this.dir, 'data'),
       '-U',
       'postgres',
       '-A',
@@ -124,9 +115,62 @@ export class PrivatePostgres {
       'UTF8',
       '--locale=C',
     ]);
+    await this.configureAndStart();
+  }
+
+  /**
+   * A cluster of its own restored from a physical backup of `source`, taken now while it runs:
+   * pg_basebackup with the WAL it needs (`-X stream`), which is what CloudNativePG and pgBackRest take.
+   */
+  async startFromBaseBackup(source: PrivatePostgres): Promise<void> {
+    await this.makeDir();
+    await this.run(join(PG_BIN, 'pg_basebackup'), [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(source.port),
+      '-U',
+      'postgres',
+      '-D',
+      join(this.dir, 'data'),
+      '-X',
+      'stream',
+      '-c',
+      'fast',
+      '--no-sync',
+    ]);
+    await this.configureAndStart();
+  }
+
+  /** Runs a PostgreSQL client tool (pg_dump, pg_restore) as the cluster's OS user, in its directory. */
+  tool(name: string, args: string[]): Promise<void> {
+    return this.run(join(PG_BIN, name), args);
+  }
+
+  /** A path in the cluster's own directory (the OS user of its tools can write there). */
+  path(file: string): string {
+    return join(this.dir, file);
+  }
+
+  private async makeDir(): Promise<void> {
+    this.dir = mkdtempSync(join(tmpdir(), 'chat-faults-pg-'));
+    if (process.getuid?.() === 0) {
+      const id = (flag: string) => Number(spawnSync('id', [flag, 'postgres']).stdout.toString().trim());
+      this.user = { uid: id('-u'), gid: id('-g') };
+      if (!Number.isFinite(this.user.uid) || this.user.uid === 0)
+        throw new Error('running as root: initdb needs the `postgres` OS user');
+      chownSync(this.dir, this.user.uid, this.user.gid);
+    }
+    this.port = await freePort();
+  }
+
+  /** Its own port and socket directory (the last setting of a name wins), then `pg_ctl start`. */
+  private async configureAndStart(): Promise<void> {
+    const data = join(this.dir, 'data');
     appendFileSync(
       join(data, 'postgresql.conf'),
       [
+        '',
         `port = ${this.port}`,
         `listen_addresses = '127.0.0.1'`,
         `unix_socket_directories = '${this.dir}'`,
@@ -322,12 +366,13 @@ export class ServiceProcess {
     });
   }
 
-  static async start(name: string, env: Record<string, string>): Promise<ServiceProcess> {
-    if (!existsSync(MAIN))
-      throw new Error(`${MAIN} is missing: run \`npm run build\` first (npm run test:faults does)`);
+  /** `main`: another build's dist/main.js (the previous release, test/faults/upgrade.fault-spec.ts). */
+  static async start(name: string, env: Record<string, string>, main = MAIN): Promise<ServiceProcess> {
+    if (!existsSync(main))
+      throw new Error(`${main} is missing: run \`npm run build\` first (npm run test:faults does)`);
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
-    const child = spawn(process.execPath, [MAIN], {
+    const child = spawn(process.execPath, [main], {
       env: {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
@@ -341,16 +386,18 @@ export class ServiceProcess {
     running.add(child.pid!);
     const p = new ServiceProcess(name, child, baseUrl, env);
     try {
+      // a process that exits during start-up ends the wait at once (an error thrown in here would only be
+      // poll's last error, reported at the deadline)
       await poll(
         `${name} ready`,
-        async () => {
-          if (p.exit)
-            throw new Error(`${name} exited (${p.exit.code ?? p.exit.signal}) during start-up:\n${p.logs()}`);
-          return (await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(5_000) })).status === 200;
-        },
+        async () =>
+          p.exit !== null ||
+          (await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(5_000) })).status === 200,
         120_000,
         200,
       );
+      if (p.exit)
+        throw new Error(`${name} exited (${p.exit.code ?? p.exit.signal}) during start-up:\n${p.logs()}`);
     } catch (e) {
       await p.stop();
       throw e;
