@@ -79,12 +79,13 @@ describe('thread read state racing replies (PostgreSQL)', () => {
           [root.id, u.id],
         );
         expect([u.external_id, state.unread_replies]).toEqual([u.external_id, exact.n]);
-        // and what the user can see: no reply after the shown cursor's millisecond is left out
+        // and what the user can see: no reply after the cursor's millisecond is left out. The cursor is
+        // shown a millisecond early when it stands on a reply (so that reply counts as unread), and a
+        // reply in that same millisecond but before it in the thread's order is read: only the replies
+        // after the millisecond following the shown instant are certainly after the cursor
+        const afterCursor = new Date(Date.parse(state.last_read_at) + 1).toISOString();
         const later = all.filter(
-          (m) =>
-            m.deleted_at === null &&
-            m.user?.external_id !== u.external_id &&
-            m.created_at > state.last_read_at,
+          (m) => m.deleted_at === null && m.user?.external_id !== u.external_id && m.created_at > afterCursor,
         );
         expect(state.unread_replies).toBeGreaterThanOrEqual(later.length);
       }
