@@ -65,13 +65,18 @@ export async function freshStorage(mode: Mode): Promise<Storage> {
   const url = new URL(PG_ADMIN_URL);
   url.pathname = `/${name}`;
   return {
-    env: {
-      DATABASE_URL: url.toString(),
-      REDIS_URL: BENCH_REDIS_URL,
-      SERVICE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      SERVICE_REDIS_PREFIX: `${name}:`,
-    },
+    env: postgresEnv(url.toString(), name),
     drop: () => pgAdmin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
+  };
+}
+
+/** A service's settings for the PostgreSQL at `databaseUrl`, the bench's Redis under a prefix of its own, a new key. */
+export function postgresEnv(databaseUrl: string, name: string): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: BENCH_REDIS_URL,
+    SERVICE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    SERVICE_REDIS_PREFIX: `${name}:`,
   };
 }
 

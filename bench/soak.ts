@@ -19,8 +19,8 @@ import {
   freshStorage,
   loadAverage,
   machine,
-  BENCH_REDIS_URL,
   Mode,
+  postgresEnv,
   ROOT,
   Storage,
   startServer,
@@ -225,7 +225,7 @@ const procStatusKb = (pid: number, field: string): number =>
   Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
 
 /** Least-squares slope (per minute) and the fitted change over the points, as a share of their mean. */
-export function trend(points: { x: number; y: number }[]): { slope: number; changePercent: number } {
+function trend(points: { x: number; y: number }[]): { slope: number; changePercent: number } {
   const n = points.length;
   if (n < 2) return { slope: 0, changePercent: 0 };
   const mx = points.reduce((a, p) => a + p.x, 0) / n;
@@ -316,15 +316,7 @@ async function soakStorage(): Promise<Storage> {
   if (MODE !== 'postgres' || arg('pg', 'private') === 'shared') return freshStorage(MODE);
   const pg = new PrivatePostgres();
   await pg.start();
-  return {
-    env: {
-      DATABASE_URL: pg.url(),
-      REDIS_URL: BENCH_REDIS_URL,
-      SERVICE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      SERVICE_REDIS_PREFIX: `soak_${randomBytes(4).toString('hex')}:`,
-    },
-    drop: () => pg.stop(),
-  };
+  return { env: postgresEnv(pg.url(), `soak_${randomBytes(4).toString('hex')}`), drop: () => pg.stop() };
 }
 
 async function main(): Promise<void> {

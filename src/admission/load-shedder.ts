@@ -51,7 +51,7 @@ interface Tenant {
 }
 
 /** The turns of requests with credentials not (yet) seen accepted, or none: one bucket, served last. */
-export const UNVERIFIED = '?';
+const UNVERIFIED = '?';
 /** The turns of the operator's token. */
 export const ADMIN = 'admin';
 /** Credentials remembered as accepted (a digest each), and for how long. */

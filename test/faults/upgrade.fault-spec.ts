@@ -10,7 +10,7 @@ import { randomBytes } from 'crypto';
 import { closeAllSockets, connectSocket, TestSocket } from '../support/socket';
 import { call, ChatRoom, chatRoom, send } from './support/chat';
 import { previousBuild, PreviousBuild } from './support/previous-build';
-import { FaultEnvironment, PrivatePostgres, PrivateRedis, ServiceProcess } from './support/processes';
+import { PrivatePostgres, PrivateRedis, ServiceProcess } from './support/processes';
 
 jest.setTimeout(600_000);
 
@@ -51,7 +51,7 @@ describe('upgrade: the previous release beside this build', () => {
 
   it('both serve sends, history and sockets while this build migrates under the previous one; nothing lost, no 5xx', async () => {
     let old = await start('previous-1', 'previous');
-    const room: ChatRoom = await chatRoom({ adminToken } as FaultEnvironment, old, ['ana', 'bo', 'cy']);
+    const room: ChatRoom = await chatRoom({ adminToken }, old, ['ana', 'bo', 'cy']);
     const [ana, bo, cy] = room.users as [ChatRoom['users'][0], ChatRoom['users'][0], ChatRoom['users'][0]];
 
     // steady sends through whichever instances are up, until told to stop

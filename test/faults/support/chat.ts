@@ -59,7 +59,7 @@ export interface ChatRoom {
 
 /** A workspace with the given users in one group channel (the first creates it), made through `via`. */
 export async function chatRoom(
-  env: FaultEnvironment,
+  env: Pick<FaultEnvironment, 'adminToken'>,
   via: ServiceProcess,
   externalIds: string[],
 ): Promise<ChatRoom> {
