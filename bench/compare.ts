@@ -29,13 +29,16 @@
  *   --inbox-channels 500 --inbox-messages 100 --sockets 1000 --socket-channel-size 50
  *   --service-dir <dir with dist/main.js> (default: this checkout) --floor-dir /work/shared/perf-floors
  *   --pg-bin /usr/lib/postgresql/15/bin (or PG_BIN) --pg-os-user postgres (initdb refuses root)
- *   --log-level warn (the service's LOG_LEVEL) --out bench/results
+ *   --log-level warn (the service's LOG_LEVEL) --tracing off (on: the service exports every span over
+ *   OTLP to an endpoint in this process, docs/TRACING.md) --out bench/results
  */
 import autocannon from 'autocannon';
 import { ChildProcess, execFileSync, fork, spawn } from 'child_process';
 import { randomBytes } from 'crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { loadavg, tmpdir } from 'os';
+import { createServer } from 'http';
+import type { AddressInfo } from 'net';
 import { isAbsolute, join, resolve } from 'path';
 import { sign } from 'jsonwebtoken';
 import {
@@ -132,8 +135,15 @@ function options() {
     pgBin: flag('pg-bin') ?? process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin',
     pgOsUser: flag('pg-os-user') ?? 'postgres',
     logLevel: flag('log-level') ?? 'warn',
+    tracing: onOff('tracing'),
     out: isAbsolute(out) ? out : resolve(out),
   };
+}
+
+function onOff(name: string): boolean {
+  const v = flag(name) ?? 'off';
+  if (v !== 'on' && v !== 'off') throw new SetupError(`--${name} must be on or off, got "${v}"`);
+  return v === 'on';
 }
 type Options = ReturnType<typeof options>;
 
@@ -291,6 +301,34 @@ interface Env {
   redis: RedisServer | null;
   encryptionKey: string;
   helpers: string;
+  /** --tracing on: the OTLP endpoint the services export every span to. */
+  traces: TraceSink | null;
+}
+
+/**
+ * `--tracing on`: an OTLP/HTTP endpoint in the bench's own process that takes every export (200) and
+ * counts them. The services export to it with every trace sampled (the SDK's defaults otherwise):
+ * the cost of tracing on, against the same build's runs with tracing off (the default).
+ */
+interface TraceSink {
+  url: string;
+  exports: number;
+  bytes: number;
+}
+
+async function startTraceSink(): Promise<TraceSink> {
+  const sink: TraceSink = { url: '', exports: 0, bytes: 0 };
+  const server = createServer((req, res) => {
+    req.on('data', (d: Buffer) => (sink.bytes += d.length));
+    req.on('end', () => {
+      sink.exports++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  sink.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  onCleanup('trace sink', () => new Promise<void>((r) => server.close(() => r())));
+  return sink;
 }
 
 const pct = (sorted: Float64Array, p: number) =>
@@ -523,7 +561,12 @@ async function startService(
   }
   const server = await startServer(
     { env: storageEnv, drop: async () => undefined },
-    { SERVICE_RATE_LIMIT_MESSAGES_PER_MINUTE: '100000', LOG_LEVEL: env.opts.logLevel, ...extra },
+    {
+      SERVICE_RATE_LIMIT_MESSAGES_PER_MINUTE: '100000',
+      LOG_LEVEL: env.opts.logLevel,
+      ...(env.traces ? { OTEL_EXPORTER_OTLP_ENDPOINT: env.traces.url, OTEL_SERVICE_NAME: 'bench' } : {}),
+      ...extra,
+    },
     { main: env.opts.main },
   );
   const stop = onCleanup(
@@ -1465,6 +1508,7 @@ async function main(): Promise<void> {
     redis: null,
     encryptionKey: randomBytes(32).toString('base64'),
     helpers: transpileHelpers(['floor-reads', 'sockets']),
+    traces: opts.tracing ? await startTraceSink() : null,
   };
   if (needPg) {
     log('starting a private PostgreSQL cluster and Redis ...');
@@ -1505,7 +1549,11 @@ async function main(): Promise<void> {
   if (interrupted()) return;
   const meta: Record<string, string> = {
     command: `bench:compare ${process.argv.slice(2).join(' ')}`.trim(),
-    service: `${opts.main} (commit ${serviceCommit(opts.serviceDir)}), LOG_LEVEL=${opts.logLevel}`,
+    service: `${opts.main} (commit ${serviceCommit(opts.serviceDir)}), LOG_LEVEL=${opts.logLevel}${
+      env.traces
+        ? `, tracing on (every trace sampled; ${env.traces.exports} OTLP exports, ${(env.traces.bytes / 1e6).toFixed(1)} MB)`
+        : ''
+    }`,
     started: started.toISOString(),
     finished: new Date().toISOString(),
     machine: machine(),

@@ -259,7 +259,7 @@ async function setup(pg: PgCluster): Promise<string> {
   );
   return SEND(`SELECT * FROM chat_send_message(:c::uuid, :w::uuid, :u::uuid, :u::text, 'text',
   'hello from the benchmark, nothing to moderate here ' || :client_id, NULL, NULL, NULL, NULL, '{}'::uuid[], NULL, false, NULL,
-  true, false, ARRAY[gen_random_uuid()], ARRAY['message.created'], ARRAY['${PAYLOAD}'::jsonb]);
+  true, false, ARRAY[gen_random_uuid()], ARRAY['message.created'], ARRAY['${PAYLOAD}'::jsonb], NULL::uuid, false, NULL::text);
 `);
 }
 

@@ -1,9 +1,12 @@
+// first: tracing, when asked for, patches modules as they load (src/ops/tracing/preload.ts)
+import './ops/tracing/preload';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { ConfigError, environment, loadConfig } from './config/config.schema';
 import { assertDataDirFree, DataDirLockedError } from './infra/database/data-dir-lock';
 import { Draining } from './ops/draining';
 import { Metrics } from './ops/metrics';
+import { flushTracing } from './ops/tracing/tracing';
 import { unhandledRejectionHandler } from './ops/unhandled-rejections';
 
 /** From the end of SERVICE_SHUTDOWN_DELAY_SECONDS to the exit (the Helm chart's grace period allows for it). */
@@ -65,6 +68,7 @@ async function main(): Promise<void> {
     setTimeout(() => process.exit(1), SHUTDOWN_DEADLINE_MS).unref();
     await draining.stopIntake(app.getHttpServer());
     await app.close();
+    await flushTracing();
     process.exit(0);
   };
   // the only signal handlers (createApp does not enable Nest's): one app.close(), a deadline, a clean exit code

@@ -56,6 +56,10 @@ export class EventLogEntry {
   @Column('uuid', { array: true, nullable: true })
   audience!: string[] | null;
 
+  /** The W3C traceparent of the span that wrote it, while tracing is on (src/ops/tracing): followers link to it. */
+  @Column('text', { nullable: true })
+  traceparent!: string | null;
+
   @Column({ type: XID8, name: 'tx_id', default: () => 'pg_current_xact_id()' })
   txId!: string;
 

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { newId } from '../common/ids';
 import { rows } from '../infra/database/sql';
+import { activeTraceparent } from '../ops/tracing/tracing';
 import { HAS_EVENTS } from './event-notifier';
 import { isChannelOrdered } from './channel-order';
 import { NewEvent, StoredEvent } from './event-types';
@@ -17,7 +18,8 @@ export type ChannelEvent<T extends DomainEventType = DomainEventType> = NewEvent
  * The transactional outbox. Events are written with the manager of the transaction that makes the
  * change, so they commit (or roll back) with it. Channel events are written only through a
  * ChannelWriteSession (src/channels/writes/channel-write-session.ts), which holds the channel's order lock, so the
- * `seq` is contiguous per channel and follows commit order.
+ * `seq` is contiguous per channel and follows commit order. Traced, each keeps the writing span's
+ * traceparent (the followers' spans link to it).
  */
 @Injectable()
 export class EventLogService {
@@ -65,8 +67,8 @@ export class EventLogService {
       manager,
       `WITH s AS (UPDATE channels SET last_seq = last_seq + $3 WHERE id = $2 RETURNING last_seq),
             ins AS (
-              INSERT INTO events (id, workspace_id, channel_id, seq, type, payload)
-              SELECT e.id, $1, $2, s.last_seq - $3 + e.ord, e.type, e.payload
+              INSERT INTO events (id, workspace_id, channel_id, seq, type, payload, traceparent)
+              SELECT e.id, $1, $2, s.last_seq - $3 + e.ord, e.type, e.payload, $7
                 FROM s, unnest($4::uuid[], $5::text[], $6::jsonb[]) WITH ORDINALITY AS e(id, type, payload, ord)
                ORDER BY e.ord
               RETURNING 1)
@@ -78,6 +80,7 @@ export class EventLogService {
         events.map(() => newId()),
         events.map((e) => e.type),
         events.map((e) => JSON.stringify(e.payload)),
+        activeTraceparent(),
       ],
     );
     if (inserted[0]?.n !== events.length) throw new Error(`events for unknown channel ${channelId}`);
@@ -92,10 +95,19 @@ export class EventLogService {
     if (manager.queryRunner) (manager.queryRunner.data as Record<string, unknown>)[HAS_EVENTS] = true;
     const inserted = await rows<StoredEvent>(
       manager,
-      `INSERT INTO events (id, workspace_id, channel_id, seq, type, payload, audience)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)
+      `INSERT INTO events (id, workspace_id, channel_id, seq, type, payload, audience, traceparent)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        RETURNING id, position, tx_id::text AS tx_id, workspace_id, channel_id, seq, type, payload, audience, created_at`,
-      [newId(), event.workspaceId, channelId, seq, event.type, event.payload, event.audience ?? null],
+      [
+        newId(),
+        event.workspaceId,
+        channelId,
+        seq,
+        event.type,
+        event.payload,
+        event.audience ?? null,
+        activeTraceparent(),
+      ],
     );
     return inserted[0]!;
   }

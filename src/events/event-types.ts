@@ -23,6 +23,8 @@ interface StoredEventRecord {
   seq: number | null;
   audience: string[] | null;
   created_at: Date;
+  /** The writing span's traceparent: read only by the followers, and only while tracing is on. */
+  traceparent?: string | null;
 }
 
 /** An event as the log stores it: its payload is the contract's for its type (narrowed by `type`). */

@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/c
 import { createHash } from 'crypto';
 import { DataSource, type QueryRunner } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
+import { detached } from '../ops/tracing/tracing';
 import type { AppConfig } from '../config/config.schema';
 import { SETTLED_BOUND_IN_STATEMENT } from './event-log.reader';
 import { EventNotifier } from './event-notifier';
@@ -72,6 +73,8 @@ export interface PassInfo {
   head: number;
   /** The database's clock when the statement ran (epoch ms): an event's age is this less its created_at. */
   dbNowMs: number;
+  /** When this process sent the statement (epoch ms): a follower's span starts there. */
+  startedMs: number;
 }
 
 /**
@@ -235,9 +238,10 @@ export class LogTail implements BeforeApplicationShutdown {
     if (this.timer && this.timerDue <= due) return; // an earlier wake-up is already set
     if (this.timer) clearTimeout(this.timer);
     this.timerDue = due;
+    // a pass is nobody's request: one that a commit asked for does not join that request's trace
     this.timer = setTimeout(() => {
       this.timer = null;
-      this.run();
+      detached(() => this.run());
     }, ms);
     this.timer.unref();
   }
@@ -308,6 +312,7 @@ export class LogTail implements BeforeApplicationShutdown {
   private async passOf(parts: LogTailPart[]): Promise<{ events: number; more: boolean; held: boolean }> {
     const { text, params, outputs } = composePass(parts);
     if (!outputs.length) return { events: 0, more: false, held: false }; // nobody reads this time: no statement
+    const startedMs = Date.now();
     const row = (await this.execute(text, params))[0];
     if (!row) throw new Error('the pass statement returned no row');
     const results = await Promise.all(
@@ -317,6 +322,7 @@ export class LogTail implements BeforeApplicationShutdown {
             bound: row.bound,
             head: Number(row.head ?? 0),
             dbNowMs: Number(row.db_now_ms),
+            startedMs,
           });
         } catch (err) {
           this.logger.warn(`${part.name}: ${String(err)}`);

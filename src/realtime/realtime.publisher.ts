@@ -9,6 +9,15 @@ import { SavedCursor } from '../events/saved-cursor';
 import { LeaderLease, Leadership } from '../infra/database/leadership';
 import { RedisService } from '../infra/redis/redis.module';
 import { Metrics } from '../ops/metrics';
+import {
+  ATTR,
+  inSpan,
+  inSpanSync,
+  linksToWriters,
+  ROOT_CONTEXT,
+  SpanKind,
+  tracingOn,
+} from '../ops/tracing/tracing';
 import type { MessageView } from '../contract/events';
 import type { AnyEnvelope } from '../contract/realtime';
 import { messageIdOf, EnvelopeBuilder } from './envelopes';
@@ -260,7 +269,7 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     this.cursor.saveInto(q, this.cursor.sinceSave >= SAVE_EVERY_MS);
     q.cte(
       'rt_ev',
-      `SELECT ${EVENT_COLUMNS} FROM events e
+      `SELECT ${EVENT_COLUMNS}${tracingOn() ? ', e.traceparent' : ''} FROM events e
         WHERE (e.tx_id, e.position) > (${q.param(at.txId, 'xid8')}, ${q.param(at.position, 'bigint')}) AND e.tx_id < ${q.bound}
         ORDER BY e.tx_id, e.position LIMIT ${BATCH}`,
     );
@@ -318,7 +327,7 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     const fanout = this.redis.fanout;
     const mark = fanout.mark();
     try {
-      await this.publish(ready);
+      await this.tracedPublish(ready, pass.startedMs);
       // the adapter publishes without waiting: a refusal, an answer that does not come, or a drop of
       // the link meanwhile (a queued publish may be sent on reconnecting, before the other instances
       // subscribed again) means another instance may have missed these events: they are read and
@@ -391,6 +400,21 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
     return true;
   }
 
+  /** Traced: the pass's publish in a span of its own, linked to the span that wrote each event. */
+  private tracedPublish(reads: Read[], startedMs: number): Promise<void> {
+    if (!tracingOn() || !reads.length) return this.publish(reads);
+    return inSpan(
+      'chat.publish',
+      {
+        parent: ROOT_CONTEXT,
+        startTime: startedMs,
+        links: linksToWriters(reads.map((r) => r.e)),
+        attributes: { [ATTR.events]: reads.length },
+      },
+      () => this.publish(reads),
+    );
+  }
+
   private async publish(reads: Read[]): Promise<void> {
     const io = this.gateway.server;
     if (!io || !reads.length) return;
@@ -417,7 +441,32 @@ export class RealtimePublisher implements OnApplicationBootstrap, BeforeApplicat
       this.gateway.server.in(userRoom(p.user.id)).disconnectSockets(true);
   }
 
+  /** Traced: each event's emit (and the adapter's publish to Redis under it) is a span. */
   private emit(
+    e: StoredEvent,
+    env: AnyEnvelope | undefined,
+    audience: Audience,
+    rendered?: Map<string, MessageView>,
+  ): void {
+    if (!tracingOn()) return this.emitNow(e, env, audience, rendered);
+    inSpanSync(
+      'chat.emit',
+      {
+        kind: SpanKind.PRODUCER,
+        attributes: {
+          'messaging.system': 'socket.io',
+          'messaging.operation.type': 'send',
+          [ATTR.eventId]: e.id,
+          [ATTR.eventType]: e.type,
+          [ATTR.channelId]: e.channel_id ?? undefined,
+          [ATTR.seq]: e.seq ?? undefined,
+        },
+      },
+      () => this.emitNow(e, env, audience, rendered),
+    );
+  }
+
+  private emitNow(
     e: StoredEvent,
     env: AnyEnvelope | undefined,
     audience: Audience,

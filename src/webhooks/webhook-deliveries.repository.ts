@@ -39,6 +39,8 @@ export interface DeliveryContext {
   event_type: string | null;
   payload: Record<string, unknown> | null;
   event_created_at: Date | null;
+  /** The traceparent of the span that wrote the event (tracing on), which the attempt's span continues. */
+  traceparent: string | null;
 }
 
 export interface AttemptOutcome {
@@ -167,7 +169,7 @@ export class WebhookDeliveriesRepository {
             AND next_attempt_at <= now() + interval '2 seconds'
           RETURNING ${COLUMNS})
        SELECT r.*, w.url, w.allow_private_networks, w.enabled, w.signing, w.secret_sealed,
-              e.type AS event_type, e.payload, e.created_at AS event_created_at
+              e.type AS event_type, e.payload, e.created_at AS event_created_at, e.traceparent
          FROM r JOIN webhooks w ON w.id = r.webhook_id LEFT JOIN events e ON e.id = r.event_id`,
       [deliveryId, attempt, token, leaseMs],
     );

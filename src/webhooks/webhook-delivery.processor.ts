@@ -8,6 +8,7 @@ import type { AppConfig } from '../config/config.schema';
 import { SafeHttpClient } from '../infra/http-out/safe-http.client';
 import type { JobData } from '../infra/queue/job-map';
 import { Metrics } from '../ops/metrics';
+import { ATTR, contextOf, inSpan, tracingOn } from '../ops/tracing/tracing';
 import {
   AttemptOutcome,
   DeliveryContext,
@@ -55,15 +56,46 @@ export class WebhookDeliveryProcessor extends JobProcessor<typeof DELIVER_JOB> {
   async handle({ deliveryId, attempt }: JobData<'webhook.deliver'>): Promise<void> {
     const token = newId();
     const leaseMs = this.config.SERVICE_WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS;
+    const claimedAt = Date.now();
     const delivery = await this.deliveries.claim(deliveryId, attempt, token, leaseMs);
     if (!delivery) return; // already attempted, not due, held by another worker, or gone with its webhook
     try {
-      await this.attempt(delivery, token);
+      if (!tracingOn()) await this.attempt(delivery, token);
+      else await this.tracedAttempt(delivery, token, attempt, claimedAt);
     } catch (err) {
       // an infrastructure failure (database, secret): give the lease back so the job's retry can claim it
       await this.deliveries.release(deliveryId, token).catch(() => undefined);
       throw err;
     }
+  }
+
+  /**
+   * The attempt in a span that continues the trace of the request that wrote the event (its stored
+   * traceparent): the POST's own span, from the http instrumentation, is its child and is what the
+   * receiver's `traceparent` header names.
+   */
+  private tracedAttempt(
+    delivery: DeliveryRow & DeliveryContext,
+    token: string,
+    attempt: number,
+    claimedAt: number,
+  ): Promise<void> {
+    return inSpan(
+      'chat.webhook deliver',
+      {
+        parent: contextOf(delivery.traceparent),
+        startTime: claimedAt,
+        attributes: {
+          [ATTR.deliveryId]: delivery.id,
+          [ATTR.webhookId]: delivery.webhook_id,
+          [ATTR.workspaceId]: delivery.workspace_id,
+          [ATTR.eventId]: delivery.event_id,
+          [ATTR.eventType]: delivery.event,
+          [ATTR.attempt]: attempt,
+        },
+      },
+      () => this.attempt(delivery, token),
+    );
   }
 
   private async attempt(delivery: DeliveryRow & DeliveryContext, token: string): Promise<void> {

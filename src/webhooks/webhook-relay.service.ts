@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { LogTail, LogTailPart, PartResult, PassInfo, PassStatement } from '../events/log-tail';
 import { Metrics } from '../ops/metrics';
+import { ATTR, inSpan, linksToWriters, ROOT_CONTEXT, tracingOn } from '../ops/tracing/tracing';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { DeliveryJob, WebhookDispatcher } from './webhook-dispatcher';
 import { WEBHOOK_EVENTS } from './webhook-events';
@@ -24,6 +25,8 @@ interface RelayOutput {
   ids: string[];
   /** The first event read (the oldest not yet relayed), for the lag. */
   first: { position: number; created_at: string } | null;
+  /** Tracing on: the events read that were written in a traced span. */
+  traces?: { id: string; traceparent: string }[] | null;
 }
 
 /**
@@ -96,7 +99,7 @@ export class WebhookRelay implements LogTailPart {
     // the cursor as scalar subqueries, so the range is an index condition (a join would scan)
     q.cte(
       'wh_ev',
-      `SELECT e.id, e.workspace_id, e.type, e.tx_id, e.position, e.created_at,
+      `SELECT e.id, e.workspace_id, e.type, e.tx_id, e.position, e.created_at,${tracingOn() ? ' e.traceparent,' : ''}
               CASE WHEN e.type = ANY (${ABOUT_A_MESSAGE})
                    THEN COALESCE(e.payload->'message'->>'id', e.payload->'reaction'->>'message_id', e.payload->>'message_id')::uuid END AS about
          FROM events e
@@ -118,7 +121,13 @@ export class WebhookRelay implements LogTailPart {
     return `json_build_object('locked', EXISTS (SELECT 1 FROM wh_cur), 'events', (SELECT count(*) FROM wh_ev),
               'ids', (SELECT COALESCE(json_agg(id ORDER BY id), '[]') FROM wh_new),
               'first', (SELECT json_build_object('position', position, 'created_at', created_at) FROM wh_ev
-                         ORDER BY tx_id, position LIMIT 1))`;
+                         ORDER BY tx_id, position LIMIT 1)${
+                           tracingOn()
+                             ? `,
+              'traces', (SELECT json_agg(json_build_object('id', id, 'traceparent', traceparent))
+                           FROM wh_ev WHERE traceparent IS NOT NULL)`
+                             : ''
+                         })`;
   }
 
   async apply(output: unknown, pass: PassInfo): Promise<PartResult> {
@@ -126,9 +135,24 @@ export class WebhookRelay implements LogTailPart {
     this.drained = out;
     // nothing read: caught up, or another instance holds the cursor (and reports)
     this.metrics.followerAt('webhooks', out.first ?? undefined, pass.head);
-    await this.dispatcher.flushBacklog();
     const jobs: DeliveryJob[] = out.ids.map((id) => ({ deliveryId: id, attempt: 1 }));
-    await this.dispatcher.enqueue(jobs);
+    const enqueue = async () => {
+      await this.dispatcher.flushBacklog();
+      await this.dispatcher.enqueue(jobs);
+    };
+    // traced: the pass (its statement made the deliveries) and the enqueue, linked to each event's writer
+    if (tracingOn() && out.traces?.length) {
+      await inSpan(
+        'chat.webhooks relay',
+        {
+          parent: ROOT_CONTEXT,
+          startTime: pass.startedMs,
+          links: linksToWriters(out.traces),
+          attributes: { [ATTR.events]: out.events, 'chat.webhook.deliveries': out.ids.length },
+        },
+        enqueue,
+      );
+    } else await enqueue();
     return { events: out.events, more: out.events >= BATCH };
   }
 }

@@ -460,6 +460,23 @@ describe('Service, Ingress, autoscaling, disruption budgets, monitoring', () => 
       API,
     );
     expect((closed.spec.egress as any[]).map((e) => e.ports[0].port)).toEqual([53, 5432, 6379]);
+    // tracing on: the collector named is reachable on its port, and nothing else is added
+    const traced = find(
+      render({
+        values: [PRODUCTION_VALUES, GATEWAY_VALUES],
+        set: [
+          'networkPolicy.egress.external.to=null',
+          'config.OTEL_EXPORTER_OTLP_ENDPOINT=http://otel-collector.monitoring:4318',
+          'networkPolicy.egress.collector.to[0].namespaceSelector.matchLabels.kubernetes\\.io/metadata\\.name=monitoring',
+        ],
+      }),
+      'NetworkPolicy',
+      API,
+    );
+    expect((traced.spec.egress as any[]).map((e) => e.ports[0].port)).toEqual([53, 5432, 6379, 4318]);
+    expect((traced.spec.egress as any[])[3].to).toEqual([
+      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } },
+    ]);
   });
 
   it('the API autoscaler (optional) scales on open sockets per pod, from the service’s own gauge', async () => {
@@ -573,6 +590,9 @@ describe('values.schema.json', () => {
       /additional properties 'podSelecter' not allowed/,
     ],
     [['api.autoscaling.socketsPerPod=-1'], /socketsPerPod.*minimum/],
+    [['config.OTEL_EXPORTER_OTLP_ENDPOINT=otel:4318'], /OTEL_EXPORTER_OTLP_ENDPOINT.*does not match pattern/],
+    [['config.OTEL_EXPORTER_OTLP_PROTOCOL=udp'], /OTEL_EXPORTER_OTLP_PROTOCOL.*must be one of/],
+    [['networkPolicy.egress.collector.port=0'], /collector\/port.*minimum/],
   ])('refuses %j', (set, message) => {
     expect(renderError({ set })).toMatch(message);
   });
@@ -582,9 +602,13 @@ describe('values.schema.json', () => {
     const configVars = Object.keys(schema.properties.config.properties);
     const secretVars = Object.keys(schema.properties.secrets.properties.values.properties);
     expect(secretVars.sort()).toEqual([...SECRET_VARS].sort());
-    expect([...configVars, ...secretVars, ...CHART_SET_VARS].sort()).toEqual(
-      Object.keys(CONFIG_SCHEMA).sort(),
-    );
+    // OpenTelemetry's standard variables are the SDK's own (docs/TRACING.md names each one the chart offers)
+    const otelVars = configVars.filter((v) => v.startsWith('OTEL_'));
+    const tracingDoc = readFileSync(join(ROOT, 'docs/TRACING.md'), 'utf8');
+    expect(otelVars.filter((v) => !tracingDoc.includes(v))).toEqual([]);
+    expect(
+      [...configVars.filter((v) => !otelVars.includes(v)), ...secretVars, ...CHART_SET_VARS].sort(),
+    ).toEqual(Object.keys(CONFIG_SCHEMA).sort());
     const values = parse(readFileSync(join(CHART, 'values.yaml'), 'utf8'));
     expect(Object.keys(values.config).sort()).toEqual([...configVars].sort());
   });

@@ -6,48 +6,30 @@
  * answer is a 5xx, each channel's seq stays contiguous, and the sockets on either build get every
  * message. A migration that breaks the previous release (a column it reads renamed, say) fails here.
  */
-import { randomBytes } from 'crypto';
 import { closeAllSockets, connectSocket, TestSocket } from '../support/socket';
 import { call, ChatRoom, chatRoom, send } from './support/chat';
 import { previousBuild, PreviousBuild } from './support/previous-build';
-import { PrivatePostgres, PrivateRedis, ServiceProcess } from './support/processes';
+import { OwnStack, ServiceProcess } from './support/processes';
 
 jest.setTimeout(600_000);
 
 describe('upgrade: the previous release beside this build', () => {
   let previous: PreviousBuild | undefined;
-  const pg = new PrivatePostgres();
-  const redis = new PrivateRedis();
-  const services: ServiceProcess[] = [];
-  const adminToken = `admin-${randomBytes(12).toString('hex')}`;
-  let common: Record<string, string>;
+  const stack = new OwnStack();
+  const adminToken = stack.adminToken;
 
   beforeAll(async () => {
     previous = previousBuild();
-    await Promise.all([pg.start(), redis.start()]);
-    common = {
-      DATABASE_URL: pg.url(),
-      REDIS_URL: redis.url,
-      SERVICE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      SERVICE_ADMIN_TOKEN: adminToken,
-      SERVICE_RATE_LIMIT_MESSAGES_PER_MINUTE: '100000',
-      LOG_LEVEL: 'warn',
-      SERVICE_ROLE: 'all',
-    };
+    await stack.start({ SERVICE_RATE_LIMIT_MESSAGES_PER_MINUTE: '100000' });
   }, 600_000);
   afterAll(async () => {
     closeAllSockets();
-    for (const s of services) await s.stop();
-    await redis.kill();
-    await pg.stop();
+    await stack.stop();
     previous?.remove();
   });
 
-  async function start(name: string, build: 'previous' | 'this'): Promise<ServiceProcess> {
-    const s = await ServiceProcess.start(name, common, build === 'previous' ? previous!.main : undefined);
-    services.push(s);
-    return s;
-  }
+  const start = (name: string, build: 'previous' | 'this'): Promise<ServiceProcess> =>
+    stack.service(name, {}, build === 'previous' ? previous!.main : undefined);
 
   it('both serve sends, history and sockets while this build migrates under the previous one; nothing lost, no 5xx', async () => {
     let old = await start('previous-1', 'previous');

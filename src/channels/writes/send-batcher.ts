@@ -1,6 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { SendOutcome, sendMessage, SendRequest, sendMessages } from './send-statement';
+import type { Context } from '@opentelemetry/api';
+import {
+  ATTR,
+  captureContext,
+  inSpan,
+  ROOT_CONTEXT,
+  spanContextIn,
+  traceparentOf,
+  tracingOn,
+  within,
+} from '../../ops/tracing/tracing';
+import { BatchOutcome, SendOutcome, sendMessage, SendRequest, sendMessages } from './send-statement';
 
 /** At most this many sends in one statement. */
 const MAX_BATCH = 32;
@@ -9,6 +20,8 @@ interface Waiting {
   request: SendRequest;
   resolve: (out: SendOutcome) => void;
   reject: (e: unknown) => void;
+  /** The sender's trace context (tracing on), which the send's statement belongs to. */
+  ctx: Context | null;
 }
 
 /**
@@ -41,7 +54,7 @@ export class SendBatcher {
 
   send(request: SendRequest): Promise<SendOutcome> {
     return new Promise((resolve, reject) => {
-      const w: Waiting = { request, resolve, reject };
+      const w: Waiting = { request, resolve, reject, ctx: captureContext() };
       if (this.lines.has(request.channelId)) this.alone([w]);
       else {
         this.waiting.push(w);
@@ -66,10 +79,7 @@ export class SendBatcher {
   private async run(batch: Waiting[]): Promise<void> {
     let left: Waiting[];
     try {
-      const answers = await sendMessages(
-        this.db.manager,
-        batch.map((w) => w.request),
-      );
+      const answers = await this.statement(batch);
       left = batch.filter((w, i) => {
         const answer = answers[i]!;
         if (answer === 'busy') return true;
@@ -85,6 +95,28 @@ export class SendBatcher {
       left = batch;
     }
     this.alone(left);
+  }
+
+  /**
+   * The batch's statement. Traced, a batch of one runs in its sender's span; a larger one in a span of
+   * its own (a trace of its own) that links to each sender's, and each send's events keep its sender's
+   * traceparent.
+   */
+  private statement(batch: Waiting[]): Promise<BatchOutcome[]> {
+    const requests = batch.map((w) => w.request);
+    if (!tracingOn()) return sendMessages(this.db.manager, requests);
+    const senders = batch.map((w) => spanContextIn(w.ctx));
+    const run = () => sendMessages(this.db.manager, requests, senders.map(traceparentOf));
+    if (batch.length === 1) return within(batch[0]!.ctx, run);
+    return inSpan(
+      'chat.send batch',
+      {
+        parent: ROOT_CONTEXT,
+        attributes: { [ATTR.batch]: batch.length },
+        links: senders.flatMap((sc) => (sc ? [{ context: sc }] : [])),
+      },
+      run,
+    );
   }
 
   /**
@@ -116,7 +148,7 @@ export class SendBatcher {
     while (line.length) {
       const w = line[0]!;
       try {
-        w.resolve(await sendMessage(this.db.manager, w.request));
+        w.resolve(await within(w.ctx, () => sendMessage(this.db.manager, w.request)));
       } catch (e) {
         w.reject(e);
       }

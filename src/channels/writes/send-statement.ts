@@ -4,6 +4,7 @@ import type { StoredEvent } from '../../events/event-types';
 import type { DomainEventMap, DomainEventType } from '../../contract/events';
 import type { LiveMessage } from '../../events/live-publish';
 import { prepared } from '../../infra/database/prepared';
+import { activeTraceparent } from '../../ops/tracing/tracing';
 
 /** A message to persist through `chat_send_message`. */
 export interface OutgoingMessage {
@@ -138,12 +139,12 @@ interface OutcomeRow {
   retry_after_ms: string | null;
 }
 
-/** A send as one statement: `chat_send_message`. */
+/** A send as one statement: `chat_send_message` (its events keep the active span's traceparent, tracing on). */
 export async function sendMessage(m: EntityManager, r: SendRequest): Promise<SendOutcome> {
   const { msg, events } = r;
   const found = await prepared<OutcomeRow>(
     m,
-    `SELECT * FROM chat_send_message($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
+    `SELECT * FROM chat_send_message($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
     [
       r.channelId,
       r.workspaceId,
@@ -166,6 +167,7 @@ export async function sendMessage(m: EntityManager, r: SendRequest): Promise<Sen
       events.map((e) => JSON.stringify(e.payload)),
       msg.id,
       msg.keepDraft,
+      activeTraceparent(),
     ],
   );
   if (!found[0]) throw new Error('chat_send_message answered nothing');
@@ -181,12 +183,17 @@ export type BatchOutcome = SendOutcome | 'busy' | Error;
  * answer per send, in that order. The statement committed whatever it answered: an answer that makes
  * no sense fails only its own send.
  */
-export async function sendMessages(m: EntityManager, batch: SendRequest[]): Promise<BatchOutcome[]> {
+export async function sendMessages(
+  m: EntityManager,
+  batch: SendRequest[],
+  /** Each send's traceparent (tracing on: the statement runs in no one request's span). */
+  traceparents?: (string | null)[],
+): Promise<BatchOutcome[]> {
   const channels = [...new Set(batch.map((r) => r.channelId))].sort();
   const found = await prepared<OutcomeRow & { ord: number }>(m, `SELECT * FROM chat_send_messages($1, $2)`, [
     channels,
     JSON.stringify(
-      batch.map(({ workspaceId, channelId, msg, events, ids }) => ({
+      batch.map(({ workspaceId, channelId, msg, events, ids }, i) => ({
         channel: channelId,
         workspace: workspaceId,
         id: msg.id,
@@ -208,6 +215,7 @@ export async function sendMessages(m: EntityManager, batch: SendRequest[]): Prom
         event_ids: ids,
         event_types: events.map((e) => e.type),
         payloads: events.map((e) => e.payload),
+        traceparent: traceparents?.[i] ?? undefined,
       })),
     ),
   ]);

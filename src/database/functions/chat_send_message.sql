@@ -1,7 +1,8 @@
 -- Sends one message under its channel's lock: checks, seq, counters, thread, mentions, the sender's draft
 -- and events in one
 -- call (src/channels/channel-writes.ts). Its lock key is the one src/events/channel-order.ts takes.
-CREATE OR REPLACE FUNCTION chat_send_message(p_channel uuid, p_workspace uuid, p_user uuid, p_sender_key text, p_type text, p_content text, p_attachment_url text, p_attachment jsonb, p_parent uuid, p_idempotency_key text, p_mentions uuid[], p_thread uuid, p_show_in_channel boolean, p_metadata jsonb, p_by_user boolean, p_shadowed boolean, p_event_ids uuid[], p_event_types text[], p_payloads jsonb[], p_id uuid, p_keep_draft boolean)
+-- p_traceparent: the W3C traceparent of the span that sends (tracing on), kept with the events it writes.
+CREATE OR REPLACE FUNCTION chat_send_message(p_channel uuid, p_workspace uuid, p_user uuid, p_sender_key text, p_type text, p_content text, p_attachment_url text, p_attachment jsonb, p_parent uuid, p_idempotency_key text, p_mentions uuid[], p_thread uuid, p_show_in_channel boolean, p_metadata jsonb, p_by_user boolean, p_shadowed boolean, p_event_ids uuid[], p_event_types text[], p_payloads jsonb[], p_id uuid, p_keep_draft boolean, p_traceparent text)
  RETURNS TABLE(outcome text, message_id uuid, created_at text, first_seq bigint, retry_after_ms bigint)
  LANGUAGE plpgsql
 AS $function$
@@ -189,25 +190,37 @@ AS $function$
             DELETE FROM drafts d WHERE d.user_id = p_user AND d.channel_id = p_channel AND d.thread_id = p_thread;
           END IF;
           IF FOUND THEN
-            INSERT INTO events (id, workspace_id, channel_id, seq, type, payload, audience)
+            INSERT INTO events (id, workspace_id, channel_id, seq, type, payload, audience, traceparent)
             VALUES (chat_new_event_id(),
                     p_workspace, NULL, NULL, 'draft.deleted',
-                    jsonb_build_object('channel_id', p_channel, 'thread_id', p_thread), ARRAY[p_user]);
+                    jsonb_build_object('channel_id', p_channel, 'thread_id', p_thread), ARRAY[p_user], p_traceparent);
           END IF;
         END IF;
 
         IF v_n > 0 THEN
-          INSERT INTO events (id, workspace_id, channel_id, seq, type, payload)
+          INSERT INTO events (id, workspace_id, channel_id, seq, type, payload, traceparent)
           SELECT e.id, p_workspace, p_channel, v_seq - v_n + e.ord, e.type,
                  CASE WHEN e.type = 'thread.updated'
                       THEN jsonb_set(e.payload, '{message}', (e.payload->'message') || coalesce(v_thread, '{}'::jsonb))
                       WHEN e.payload ? 'message'
                       THEN jsonb_set(jsonb_set(e.payload, '{message,id}', to_jsonb(v_id)), '{message,created_at}', to_jsonb(v_iso))
                       WHEN e.payload ? 'message_id' THEN jsonb_set(e.payload, '{message_id}', to_jsonb(v_id))
-                      ELSE e.payload END
+                      ELSE e.payload END,
+                 p_traceparent
             FROM unnest(p_event_ids, p_event_types, p_payloads) WITH ORDINALITY AS e(id, type, payload, ord);
         END IF;
 
         RETURN QUERY SELECT 'sent'::text, v_id, v_iso, v_seq - v_n + 1, NULL::bigint;
       END
       $function$;
+
+-- The overload without p_traceparent, for the release before tracing (it calls it during a rolling
+-- upgrade, docs/UPGRADES.md): the same send, with no trace. A release after the next one drops it.
+CREATE OR REPLACE FUNCTION chat_send_message(p_channel uuid, p_workspace uuid, p_user uuid, p_sender_key text, p_type text, p_content text, p_attachment_url text, p_attachment jsonb, p_parent uuid, p_idempotency_key text, p_mentions uuid[], p_thread uuid, p_show_in_channel boolean, p_metadata jsonb, p_by_user boolean, p_shadowed boolean, p_event_ids uuid[], p_event_types text[], p_payloads jsonb[], p_id uuid, p_keep_draft boolean)
+ RETURNS TABLE(outcome text, message_id uuid, created_at text, first_seq bigint, retry_after_ms bigint)
+ LANGUAGE sql
+AS $function$
+  SELECT * FROM chat_send_message(p_channel, p_workspace, p_user, p_sender_key, p_type, p_content, p_attachment_url,
+    p_attachment, p_parent, p_idempotency_key, p_mentions, p_thread, p_show_in_channel, p_metadata, p_by_user,
+    p_shadowed, p_event_ids, p_event_types, p_payloads, p_id, p_keep_draft, NULL::text)
+$function$;

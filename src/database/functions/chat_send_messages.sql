@@ -102,9 +102,10 @@ AS $function$
                    m.sender_no, NULL, NULL, nullif(m.v->'metadata', 'null'::jsonb), false
               FROM msg m ORDER BY m.ord
           ), ei AS (
-            INSERT INTO events (id, workspace_id, channel_id, seq, type, payload)
+            INSERT INTO events (id, workspace_id, channel_id, seq, type, payload, traceparent)
             SELECT (m.v->'event_ids'->>0)::uuid, m.ws, m.ch, m.seq, 'message.created',
-                   jsonb_set(jsonb_set(m.v->'payloads'->0, '{message,id}', to_jsonb(m.id)), '{message,created_at}', to_jsonb(m.iso))
+                   jsonb_set(jsonb_set(m.v->'payloads'->0, '{message,id}', to_jsonb(m.id)), '{message,created_at}', to_jsonb(m.iso)),
+                   m.v->>'traceparent'
               FROM msg m ORDER BY m.ord
           ), dd AS (
             -- CONTRACT §24: each sender's channel draft goes with their send (draft.deleted to them)
@@ -146,7 +147,7 @@ AS $function$
             ARRAY(SELECT a.v::uuid FROM jsonb_array_elements_text(x->'event_ids') WITH ORDINALITY AS a(v, i) ORDER BY a.i),
             ARRAY(SELECT a.v FROM jsonb_array_elements_text(x->'event_types') WITH ORDINALITY AS a(v, i) ORDER BY a.i),
             ARRAY(SELECT a.v FROM jsonb_array_elements(x->'payloads') WITH ORDINALITY AS a(v, i) ORDER BY a.i),
-            (x->>'id')::uuid, (x->>'keep_draft')::boolean) AS s;
+            (x->>'id')::uuid, (x->>'keep_draft')::boolean, x->>'traceparent') AS s;
         END LOOP;
       END
       $function$;

@@ -38,6 +38,7 @@ import { LinkPreviews1763691210000 } from './1763691210000-link-previews';
 import { MessagePreviews1763691220000 } from './1763691220000-message-previews';
 import { Polls1763691230000 } from './1763691230000-polls';
 import { WorkspaceQuotas1763691240000 } from './1763691240000-workspace-quotas';
+import { EventTraceparent1763691250000 } from './1763691250000-event-traceparent';
 
 /** Every migration, in order. Listed explicitly so the same array serves the app, the CLI and tests. */
 export const MIGRATIONS = [
@@ -81,4 +82,5 @@ export const MIGRATIONS = [
   MessagePreviews1763691220000,
   Polls1763691230000,
   WorkspaceQuotas1763691240000,
+  EventTraceparent1763691250000,
 ];

@@ -535,3 +535,41 @@ export async function startEnvironment(env: Record<string, string> = {}): Promis
   };
   return environment;
 }
+
+/**
+ * A PostgreSQL cluster and a Redis of the test's own, the settings every service process on them
+ * shares (`env`, with an operator token), and the processes started on them, stopped by `stop`.
+ */
+export class OwnStack {
+  readonly pg = new PrivatePostgres();
+  readonly redis = new PrivateRedis();
+  readonly adminToken = `admin-${randomBytes(12).toString('hex')}`;
+  env: Record<string, string> = {};
+  private readonly services: ServiceProcess[] = [];
+
+  async start(env: Record<string, string> = {}): Promise<void> {
+    await Promise.all([this.pg.start(), this.redis.start()]);
+    this.env = {
+      DATABASE_URL: this.pg.url(),
+      REDIS_URL: this.redis.url,
+      SERVICE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      SERVICE_ADMIN_TOKEN: this.adminToken,
+      LOG_LEVEL: 'warn',
+      SERVICE_ROLE: 'all',
+      ...env,
+    };
+  }
+
+  /** A service process on the stack (`main`: another build's dist/main.js), with `env` over the shared settings. */
+  async service(name: string, env: Record<string, string> = {}, main?: string): Promise<ServiceProcess> {
+    const s = await ServiceProcess.start(name, { ...this.env, ...env }, main);
+    this.services.push(s);
+    return s;
+  }
+
+  async stop(): Promise<void> {
+    for (const s of this.services) await s.stop();
+    await this.redis.kill();
+    await this.pg.stop();
+  }
+}
