@@ -215,9 +215,16 @@ export function writeBenchmarkSection(title: string, body: string): string {
   return file;
 }
 
-/** A `--name=value` argument of the command line, or `dflt`. */
+/** A `--name=value` (or `--name value`) argument of the command line, or `dflt`. */
 export function arg(name: string, dflt: string): string {
-  return process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? dflt;
+  const argv = process.argv;
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i]!.startsWith(`--${name}=`)) return argv[i]!.slice(name.length + 3);
+    // `--name value` too (it was ignored: a soak of `--minutes 5` ran its default 30)
+    const next = argv[i + 1];
+    if (argv[i] === `--${name}` && next !== undefined && !next.startsWith('--')) return next;
+  }
+  return dflt;
 }
 
 /** A process's CPU so far (utime + stime from /proc, fields 14 and 15), in ms (USER_HZ = 100). */

@@ -5,6 +5,7 @@ import http from 'http';
 import { sign } from 'jsonwebtoken';
 import type { AddressInfo } from 'net';
 import { join } from 'path';
+import Redis from 'ioredis';
 import { Client } from 'pg';
 import { io, Socket } from 'socket.io-client';
 import { randomBytes } from 'crypto';
@@ -64,6 +65,9 @@ interface Sample {
   rssMb: number;
   fds: number;
   pgConnections: number | null;
+  /** The service's Redis keys (its prefix): their number and the bytes Redis holds for them (MEMORY USAGE). */
+  redisKeys: number | null;
+  redisKb: number | null;
   p99Ms: number;
   sendP99Ms: number;
   requests: number;
@@ -319,6 +323,31 @@ async function soakStorage(): Promise<Storage> {
   return { env: postgresEnv(pg.url(), `soak_${randomBytes(4).toString('hex')}`), drop: () => pg.stop() };
 }
 
+/** The service's Redis keys (SERVICE_REDIS_PREFIX) and the bytes Redis holds for them; null without Redis. */
+async function redisFootprint(
+  env: Record<string, string>,
+): Promise<{ redisKeys: number | null; redisKb: number | null }> {
+  if (!env.REDIS_URL || !env.SERVICE_REDIS_PREFIX) return { redisKeys: null, redisKb: null };
+  const redis = new Redis(env.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    let keys = 0;
+    let bytes = 0;
+    let cursor = '0';
+    do {
+      const [next, batch] = await redis.scan(cursor, 'MATCH', `${env.SERVICE_REDIS_PREFIX}*`, 'COUNT', 1000);
+      cursor = next;
+      for (const key of batch) {
+        keys++;
+        bytes += Number((await redis.call('MEMORY', 'USAGE', key)) ?? 0);
+      }
+    } while (cursor !== '0');
+    return { redisKeys: keys, redisKb: bytes / 1024 };
+  } finally {
+    redis.disconnect();
+  }
+}
+
 async function main(): Promise<void> {
   const started = new Date();
   const storage = await soakStorage();
@@ -474,6 +503,7 @@ async function main(): Promise<void> {
         rssMb: procStatusKb(server.pid, 'VmRSS') / 1024,
         fds: readdirSync(`/proc/${server.pid}/fd`).length,
         pgConnections,
+        ...(await redisFootprint(storage.env)),
         p99Ms: pct(done.all, 99),
         sendP99Ms: pct(done.sends, 99),
         requests: done.all.length,
@@ -488,7 +518,7 @@ async function main(): Promise<void> {
       samples.push(sample);
       log(
         `min ${minute}: heap ${sample.heapMb.toFixed(1)} MB, RSS ${sample.rssMb.toFixed(0)} MB, fds ${sample.fds}, ` +
-          `pg ${pgConnections ?? '–'}, p99 ${sample.p99Ms.toFixed(0)} ms (sends ${sample.sendP99Ms.toFixed(0)}), ` +
+          `pg ${pgConnections ?? '–'}, redis ${sample.redisKeys ?? '–'} keys ${sample.redisKb?.toFixed(0) ?? '–'} KB, p99 ${sample.p99Ms.toFixed(0)} ms (sends ${sample.sendP99Ms.toFixed(0)}), ` +
           `${sample.requests} requests, ${sample.errors} errors ${JSON.stringify(Object.fromEntries(done.statuses))}, ${sample.skipped} skipped, ` +
           `${sample.deliveries} socket deliveries, ${sample.webhooks} webhooks; load ${sample.loadAverage}`,
       );
@@ -506,6 +536,7 @@ async function main(): Promise<void> {
       fds: fit((s) => s.fds),
       p99: fit((s) => s.p99Ms),
       pg: fit((s) => s.pgConnections),
+      redis: fit((s) => s.redisKb),
     };
     const flat = (k: keyof typeof FLAT_PERCENT) => fits[k].changePercent < FLAT_PERCENT[k];
     const verdict = (['heap', 'rss', 'fds', 'p99'] as const).every(flat);
@@ -534,6 +565,7 @@ async function main(): Promise<void> {
         fds: String(s.fds),
         p99: s.p99Ms.toFixed(0),
         pg: String(s.pgConnections ?? '–'),
+        redis: s.redisKb === null ? '–' : s.redisKb.toFixed(0),
       })[k];
     const body = [
       `\`npm run bench:soak\` (${MINUTES} min, ${MODE}) on ${started.toISOString().slice(0, 10)}, ${machine()}; ` +
@@ -543,7 +575,8 @@ async function main(): Promise<void> {
         `pages/s, ${RATES.inbox} inbox reads/s, ${RATES.typing} typing events/s over ${STEADY_SOCKETS} sockets that stay, ` +
         `one socket connecting and one leaving every second, a webhook for every message to a local receiver, ` +
         `and a user's export every ${EXPORT_EVERY_MINUTES} minutes. Sampled each minute: heap used after a full GC ` +
-        `(inspector), RSS, open descriptors, PostgreSQL connections to the database, p99 of the minute's requests.`,
+        `(inspector), RSS, open descriptors, PostgreSQL connections to the database, the memory Redis holds for ` +
+        `the service's keys (MEMORY USAGE of each key under its prefix), p99 of the minute's requests.`,
       '',
       `![soak chart](soak.png)`,
       '',
@@ -557,17 +590,19 @@ async function main(): Promise<void> {
       row('open file descriptors', 'fds', '', FLAT_PERCENT.fds),
       row('p99 of all requests', 'p99', 'ms', FLAT_PERCENT.p99),
       row('PostgreSQL connections', 'pg', ''),
+      row("Redis memory of the service's keys", 'redis', 'KB'),
       '',
       `Verdict: ${verdict ? 'no upward trend' : 'GROWING'}. ${totals.requests} requests, ${totals.errors} errors, ` +
         `${totals.skipped} skipped (more than ${MAX_OUTSTANDING} unanswered); ${totals.deliveries} socket deliveries, ` +
         `${totals.webhooks} webhook deliveries; ${exports.length} exports (${exports.map((e) => `${(e / 1000).toFixed(1)} s`).join(', ')}), ` +
         `${exportFailures} failed.`,
       '',
-      '| minute | heap MB | RSS MB | fds | PG conns | p99 ms | send p99 ms | requests | errors | deliveries | webhooks | load average |',
-      '|---|---|---|---|---|---|---|---|---|---|---|---|',
+      '| minute | heap MB | RSS MB | fds | PG conns | Redis keys / KB | p99 ms | send p99 ms | requests | errors | deliveries | webhooks | load average |',
+      '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
       ...samples.map(
         (s) =>
           `| ${s.minute} | ${s.heapMb.toFixed(1)} | ${s.rssMb.toFixed(0)} | ${s.fds} | ${s.pgConnections ?? '–'} | ` +
+          `${s.redisKeys ?? '–'} / ${s.redisKb?.toFixed(0) ?? '–'} | ` +
           `${s.p99Ms.toFixed(0)} | ${s.sendP99Ms.toFixed(0)} | ${s.requests} | ${s.errors} | ${s.deliveries} | ${s.webhooks} | ${s.loadAverage} |`,
       ),
     ].join('\n');
