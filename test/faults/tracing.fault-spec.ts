@@ -80,7 +80,20 @@ describe('tracing: the span tree of one send', () => {
     });
     const setup = await room(svc, 'traced');
     try {
-      // at once after the channel's members changed: the log's publisher sends it (not the request)
+      // at once after the channel's members changed (a member added now, however long the setup took):
+      // the log's publisher sends it, not the request
+      const dee = await call(svc, 'PUT', '/v1/users/dee', setup.r.workspace.auth, { name: 'dee' });
+      expect([200, 201]).toContain(dee.status);
+      const added = await call(
+        svc,
+        'POST',
+        `/v1/channels/${setup.r.channelId}/members`,
+        setup.r.workspace.auth,
+        {
+          member_external_ids: ['dee'],
+        },
+      );
+      expect(added.status).toBe(200);
       const early = await sendAndDeliver(svc, setup, 'one, within the grace');
       await sleep(ROOM_MOVE_GRACE_MS + 500);
       // later: the instance that committed it publishes it live, within the request
