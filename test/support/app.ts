@@ -40,6 +40,9 @@ export async function startTestApp(
     SERVICE_WORKSPACE_REQUESTS_PER_SECOND: '1000000',
     SERVICE_MAX_REQUESTS_IN_FLIGHT: '0',
     SERVICE_MAX_EVENT_LOOP_DELAY_MS: '0',
+    // and a burst of transactions waiting for one channel's lock may keep the pool's connections busy
+    // for over the default 1 s a request waits for one (then 503): seen on a loaded CI machine
+    DATABASE_POOL_WAIT_MS: '60000',
     ...overrides,
   };
   if (isIntegration()) {
