@@ -12,7 +12,7 @@
 import { randomBytes } from 'crypto';
 import { Receiver } from '../support/receiver';
 import { closeAllSockets, connectSocket } from '../support/socket';
-import { call, ChatRoom, chatRoom, send } from './support/chat';
+import { call, channelEvents, ChatRoom, chatRoom, send } from './support/chat';
 import {
   FaultEnvironment,
   poll,
@@ -49,22 +49,11 @@ export function backupAndRestore(environment: () => FaultEnvironment): void {
 
   /** Every event of the channel in seq order (its messages, membership changes), through the backend's key. */
   async function allEvents(via: ServiceProcess, room: ChatRoom): Promise<Seen[]> {
-    const out: Seen[] = [];
-    let after = 0;
-    for (;;) {
-      const r = await call(
-        via,
-        'GET',
-        `/v1/channels/${room.channelId}/events?after_seq=${after}&limit=500`,
-        room.workspace.auth,
-      );
-      if (r.status !== 200) throw new Error(`events answered ${r.status} ${JSON.stringify(r.body)}`);
-      for (const e of r.body.events as { seq: number; type: string; data: any }[]) {
-        after = e.seq;
-        out.push({ id: e.type === 'message.new' ? e.data.id : e.type, seq: e.seq, content: e.data?.content });
-      }
-      if (!r.body.has_more) return out;
-    }
+    return (await channelEvents(via, room)).map((e) => ({
+      id: e.type === 'message.new' ? e.data.id : e.type,
+      seq: e.seq,
+      content: e.data?.content,
+    }));
   }
   /** Moves the cluster's transaction counter on by `n`. */
   async function burnTransactionIds(n: number): Promise<void> {

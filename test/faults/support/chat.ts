@@ -160,3 +160,26 @@ export async function metric(
   }
   return sum;
 }
+
+/** Every event of the room's channel, in seq order (all pages of /v1/channels/:id/events). */
+export async function channelEvents(
+  via: ServiceProcess,
+  room: ChatRoom,
+): Promise<{ type: string; seq: number; data: any }[]> {
+  const out: { type: string; seq: number; data: any }[] = [];
+  let after = 0;
+  for (;;) {
+    const r = await call(
+      via,
+      'GET',
+      `/v1/channels/${room.channelId}/events?after_seq=${after}&limit=500`,
+      room.workspace.auth,
+    );
+    if (r.status !== 200) throw new Error(`events answered ${r.status} ${JSON.stringify(r.body)}`);
+    for (const e of r.body.events as { type: string; seq: number; data: any }[]) {
+      after = e.seq;
+      out.push(e);
+    }
+    if (!r.body.has_more) return out;
+  }
+}
