@@ -58,19 +58,16 @@ export async function flushTracing(): Promise<void> {
   clearTimeout(timer);
 }
 
-export const tracer = trace.getTracer('chat-service', SERVICE_VERSION);
+const tracer = trace.getTracer('chat-service', SERVICE_VERSION);
 
 /** Span attributes of this service (besides OpenTelemetry's semantic conventions). */
 export const ATTR = {
   eventId: 'chat.event.id',
   eventType: 'chat.event.type',
-  eventIds: 'chat.event.ids',
   events: 'chat.events',
   workspaceId: 'chat.workspace.id',
   channelId: 'chat.channel.id',
   seq: 'chat.event.seq',
-  messageId: 'chat.message.id',
-  rooms: 'chat.socket.rooms',
   webhookId: 'chat.webhook.id',
   deliveryId: 'chat.webhook.delivery.id',
   attempt: 'chat.webhook.attempt',
@@ -94,7 +91,7 @@ export function traceparentOf(sc: SpanContext | undefined): string | null {
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
 /** The span a stored `traceparent` names (null for none or a malformed one). */
-export function spanContextOf(traceparent: string | null | undefined): SpanContext | null {
+function spanContextOf(traceparent: string | null | undefined): SpanContext | null {
   const m = traceparent ? TRACEPARENT.exec(traceparent) : null;
   if (!m) return null;
   const sc: SpanContext = {
@@ -122,7 +119,7 @@ export function linksToWriters(events: { id: string; traceparent?: string | null
   return links;
 }
 
-export interface SpanOptions {
+interface SpanOptions {
   kind?: SpanKind;
   attributes?: Attributes;
   links?: Link[];
