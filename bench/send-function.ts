@@ -57,27 +57,9 @@ const VARIANTS: Variant[] = [
     ],
   },
   {
-    name: 'gin-pending-list',
-    on: ['ALTER INDEX messages_search SET (fastupdate = on, gin_pending_list_limit = 256)'],
-    off: [
-      'ALTER INDEX messages_search SET (fastupdate = off)',
-      `SELECT gin_clean_pending_list('messages_search')`,
-    ],
-  },
-  {
     name: 'events-created-brin',
     on: ['DROP INDEX events_created_at', 'CREATE INDEX events_created_at ON events USING brin (created_at)'],
     off: ['DROP INDEX events_created_at', 'CREATE INDEX events_created_at ON events (created_at)'],
-  },
-  {
-    // what indexing search off the commit path would save the send: no document, no GIN entries
-    name: 'no-search-doc',
-    on: ['DROP INDEX messages_search', 'ALTER TABLE messages DROP COLUMN search_doc'],
-    off: [
-      `ALTER TABLE messages ADD COLUMN search_doc tsvector GENERATED ALWAYS AS (CASE WHEN deleted_at IS NULL
-         THEN search_document(content) || array_to_tsvector(ARRAY['#' || channel_id::text]) END) STORED`,
-      'CREATE INDEX messages_search ON messages USING gin (search_doc) WITH (fastupdate = off)',
-    ],
   },
   {
     // an event row with two indexes (order and channel seq) instead of six
