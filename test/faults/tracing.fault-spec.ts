@@ -149,6 +149,12 @@ describe('tracing: the span tree of one send', () => {
       const statement = t.spans.find((s) => /chat_send_messages?\(/.test(statementOf(s)));
       expect({ statement: !!statement, outline }).toEqual({ statement: true, outline });
       expect(t.root(statement!)).toBe(server);
+      // no span per middleware and none per pool checkout: the spans a request makes are the ones above
+      expect(
+        t.spans
+          .map((s) => s.name)
+          .filter((n) => /^(middleware|router|request handler) - |^pg(-pool)?\.connect$/.test(n)),
+      ).toEqual([]);
       // the log followers' pass that the commit asked for is not the request's (it runs in no trace)
       expect(t.spans.map(statementOf).filter((q) => q.includes('/* log-follower */'))).toEqual([]);
       // the Socket.IO emit of its message.created, under the request, and the adapter's publish to Redis under it

@@ -33,8 +33,9 @@ export function startTracing(env: NodeJS.ProcessEnv): void {
       // the route and its handler; not a span per middleware on every request
       new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE] }),
       new NestInstrumentation(),
-      // statements and Redis commands only within a traced unit of work, not every follower poll
-      new PgInstrumentation({ requireParentSpan: true }),
+      // statements and Redis commands only within a traced unit of work, not every follower poll; no span
+      // for a connection checked out of the pool (two per send: its wait shows as the gap before a statement)
+      new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
       new IORedisInstrumentation({ requireParentSpan: true }),
     ],
   });
