@@ -229,6 +229,8 @@ async function startFloor(): Promise<ServerProc> {
   const child = track(
     fork(join(FLOOR, 'server.js'), ['sio', String(port)], {
       execArgv: ['--expose-gc'],
+      // the floor's socket.io from this checkout's node_modules (the floor has none installed), as bench/realtime.ts does
+      env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules') },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     }),
   );

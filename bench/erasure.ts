@@ -21,7 +21,7 @@ import {
  * One database of its own (created on BENCH_DATABASE_URL's server, dropped at the end): 20 group
  * channels; `bo` and `di` wrote BENCH_ERASURE_MESSAGES messages each, spread over the channels, and
  * Ana a tenth as many between them (one INSERT … SELECT generate_series with the inbox counters
- * computed in it, the search index built after); Bo and Di each reacted to 10,000 of Ana's messages
+ * computed in it, the search documents (message_search) written and indexed after); Bo and Di each reacted to 10,000 of Ana's messages
  * and were mentioned in 10,000. Then Bo is erased with `messages=anonymize` and Di with
  * `messages=delete`. Reported per run: the DELETE's own time, the time until the job is done, the
  * longest transaction (pg_stat_activity's xact_start of every client backend, sampled every 10 ms:
@@ -219,7 +219,7 @@ async function seed(
   users: Record<string, string>,
 ): Promise<number> {
   const t0 = performance.now();
-  await pg.query(`DROP INDEX messages_search`);
+  await pg.query(`DROP INDEX message_search_doc`);
   // bo at even seconds, di at odd ones, ana every 20 s; the inbox counters as chat_send_message keeps them
   await pg.query(
     `INSERT INTO messages (id, workspace_id, channel_id, user_id, sender_key, type, content, created_at, channel_no, sender_no)
@@ -262,7 +262,12 @@ async function seed(
     );
   }
   await pg.query(`SET maintenance_work_mem = '256MB'`);
-  await pg.query(`CREATE INDEX messages_search ON messages USING gin (search_doc) WITH (fastupdate = off)`);
+  // the search documents, as the search indexer writes them after each send's commit
+  await pg.query(
+    `INSERT INTO message_search (message_id, channel_id, doc)
+     SELECT id, channel_id, chat_search_doc(content, channel_id) FROM messages WHERE deleted_at IS NULL`,
+  );
+  await pg.query(`CREATE INDEX message_search_doc ON message_search USING gin (doc) WITH (fastupdate = off)`);
   await pg.query(`VACUUM ANALYZE`);
   return (performance.now() - t0) / 1000;
 }
@@ -433,7 +438,7 @@ async function main(): Promise<void> {
     ].join('\n');
     const body = `Command: \`npm run bench:erasure\` (builds dist/ if it is stale, then \`npx ts-node --transpile-only bench/erasure.ts\`). Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; machine: ${machine()}; PostgreSQL ${pgVersion} + Redis, load average ${loadAverage()} at the end (**shared with other work**: the numbers are noisy).
 
-A database of its own: ${CHANNELS} group channels; \`bo\` and \`di\` wrote ${fmt(N)} messages each, spread over the channels, Ana ${fmt(N / 10)} between them (seeded with one INSERT … SELECT generate_series in ${fmt(seedS)} s, inbox counters computed in it, search index built after; ${size} with indexes); each of Bo and Di reacted to ${fmt(REACTIONS)} of Ana's messages and is mentioned in ${fmt(REACTIONS)}. An API instance (\`SERVICE_ROLE=api\`) answers \`DELETE /v1/users/bo?messages=anonymize\`, then \`DELETE /v1/users/di?messages=delete\`, with 202; a worker instance (\`SERVICE_ROLE=worker\`, started fresh for each run) runs the \`user.erase\` job through BullMQ in batches of 500 messages of one channel (SERVICE_ERASURE_BATCH_SIZE), then the reactions and mentions, then the user row. "Erasure done" is until \`GET /v1/erasures/:id\` says \`done\` (polled every 0.5 s). The longest transaction is the largest \`clock_timestamp() - xact_start\` of any client backend of the database, sampled every 10 ms (${fmt(runs[0]!.samples)} and ${fmt(runs[1]!.samples)} samples), shown for all of them and for all but the service's log followers (the realtime, webhook and push relays, which read the log in one statement each and here have a million new events to read): the latter are the request's transaction, every batch of the erasure, the sends and the polls. Meanwhile a backend sends as Ana into one of the channels every 250 ms (REST, \`POST /v1/channels/:id/messages\`): a batch holds that channel's write lock for its own statements only, so a send waits at most one batch. Peak RSS is the worker's \`VmHWM\` from \`/proc/<pid>/status\`; its heap in use is read from \`GET /metrics\` every 2 s (the peak includes garbage V8 had not collected yet; the low of the run's second half is what stays after major collections).
+A database of its own: ${CHANNELS} group channels; \`bo\` and \`di\` wrote ${fmt(N)} messages each, spread over the channels, Ana ${fmt(N / 10)} between them (seeded with one INSERT … SELECT generate_series in ${fmt(seedS)} s, inbox counters computed in it, search documents (message_search) written and indexed after; ${size} with indexes); each of Bo and Di reacted to ${fmt(REACTIONS)} of Ana's messages and is mentioned in ${fmt(REACTIONS)}. An API instance (\`SERVICE_ROLE=api\`) answers \`DELETE /v1/users/bo?messages=anonymize\`, then \`DELETE /v1/users/di?messages=delete\`, with 202; a worker instance (\`SERVICE_ROLE=worker\`, started fresh for each run) runs the \`user.erase\` job through BullMQ in batches of 500 messages of one channel (SERVICE_ERASURE_BATCH_SIZE), then the reactions and mentions, then the user row. "Erasure done" is until \`GET /v1/erasures/:id\` says \`done\` (polled every 0.5 s). The longest transaction is the largest \`clock_timestamp() - xact_start\` of any client backend of the database, sampled every 10 ms (${fmt(runs[0]!.samples)} and ${fmt(runs[1]!.samples)} samples), shown for all of them and for all but the service's log followers (the realtime, webhook and push relays, which read the log in one statement each and here have a million new events to read): the latter are the request's transaction, every batch of the erasure, the sends and the polls. Meanwhile a backend sends as Ana into one of the channels every 250 ms (REST, \`POST /v1/channels/:id/messages\`): a batch holds that channel's write lock for its own statements only, so a send waits at most one batch. Peak RSS is the worker's \`VmHWM\` from \`/proc/<pid>/status\`; its heap in use is read from \`GET /metrics\` every 2 s (the peak includes garbage V8 had not collected yet; the low of the run's second half is what stays after major collections).
 
 ${table}
 
