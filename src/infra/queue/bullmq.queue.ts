@@ -90,9 +90,16 @@ export class BullMqQueue extends JobQueue {
   }
 
   skip<N extends JobName>(processor: JobProcessor<N>): void {
-    // the explorer built its Worker (with a connection of its own): close it rather than leave it idle
-    processor.worker
-      .close()
+    // the explorer built its Worker (with a connection of its own): close it rather than leave it idle,
+    // once its connections are up (closed while they connect, BullMQ left their rejected start
+    // unhandled: a warning at every start of an instance with a skipped processor). It is never run:
+    // what it reports meanwhile (Redis away) is of no use
+    const worker = processor.worker;
+    worker.on('error', () => undefined);
+    worker
+      .waitUntilReady()
+      .catch(() => undefined)
+      .then(() => worker.close())
       .catch((err: unknown) => this.logger.warn(`closing an unused worker: ${String(err)}`));
   }
 
