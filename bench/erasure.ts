@@ -8,6 +8,7 @@ import {
   Server,
   startServer,
   writeBenchmarkSection,
+  writeSearchDocuments,
 } from './lib';
 
 /**
@@ -219,7 +220,6 @@ async function seed(
   users: Record<string, string>,
 ): Promise<number> {
   const t0 = performance.now();
-  await pg.query(`DROP INDEX message_search_doc`);
   // bo at even seconds, di at odd ones, ana every 20 s; the inbox counters as chat_send_message keeps them
   await pg.query(
     `INSERT INTO messages (id, workspace_id, channel_id, user_id, sender_key, type, content, created_at, channel_no, sender_no)
@@ -262,12 +262,7 @@ async function seed(
     );
   }
   await pg.query(`SET maintenance_work_mem = '256MB'`);
-  // the search documents, as the search indexer writes them after each send's commit
-  await pg.query(
-    `INSERT INTO message_search (message_id, channel_id, doc)
-     SELECT id, channel_id, chat_search_doc(content, channel_id) FROM messages WHERE deleted_at IS NULL`,
-  );
-  await pg.query(`CREATE INDEX message_search_doc ON message_search USING gin (doc) WITH (fastupdate = off)`);
+  await writeSearchDocuments(pg);
   await pg.query(`VACUUM ANALYZE`);
   return (performance.now() - t0) / 1000;
 }

@@ -3,7 +3,7 @@ import { cpus, loadavg, totalmem } from 'os';
 import { Client } from 'pg';
 import type { EntityManager } from 'typeorm';
 import { SearchQuery, SearchRepository } from '../src/search/search.repository';
-import { API_KEY, API_SECRET, authHeader, freshStorage, startServer } from './lib';
+import { API_KEY, API_SECRET, authHeader, freshStorage, startServer, writeSearchDocuments } from './lib';
 
 /**
  * Search benchmark of issue 6, on a production build (`npm run build` first) and PostgreSQL:
@@ -144,15 +144,8 @@ async function main(): Promise<void> {
     // the messages' search documents, as the search indexer writes them after each send's commit (the
     // seed wrote no message.created event for it to follow): in one statement, the GIN index built after
     await pg.query(`SET maintenance_work_mem = '256MB'`);
-    await pg.query('DROP INDEX message_search_doc');
     t0 = performance.now();
-    await pg.query(
-      `INSERT INTO message_search (message_id, channel_id, doc)
-       SELECT id, channel_id, chat_search_doc(content, channel_id) FROM messages WHERE deleted_at IS NULL`,
-    );
-    await pg.query(
-      'CREATE INDEX message_search_doc ON message_search USING gin (doc) WITH (fastupdate = off)',
-    );
+    await writeSearchDocuments(pg);
     const backfillS = (performance.now() - t0) / 1000;
     await pg.query('VACUUM ANALYZE messages, message_search');
     const sizes = (

@@ -1,4 +1,4 @@
-import { call, ChatRoom, chatRoom, metric, p99 } from './support/chat';
+import { call, ChatRoom, chatRoom, metric, p99, send } from './support/chat';
 import { FaultEnvironment, runScript, ServiceProcess, sleep } from './support/processes';
 import type { Answer, Plan, Target } from './support/senders';
 
@@ -78,9 +78,7 @@ export function loadShedding(environment: () => FaultEnvironment): void {
     // host measured 2x slower some hours than others) scales them by as much, as timeouts do by the load
     const lone: number[] = [];
     for (let i = 0; i < 20; i++) {
-      const r = await call(api, 'POST', `/v1/channels/${room.channelId}/messages`, room.users[0]!.auth, {
-        content: `quiet ${i}`,
-      });
+      const r = await send(api, room, room.users[0]!, `quiet ${i}`);
       expect(r.status).toBe(201);
       lone.push(r.ms);
     }
